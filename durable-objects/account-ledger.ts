@@ -1,0 +1,163 @@
+import { DurableObject } from "cloudflare:workers";
+import type { Env } from "../src/env";
+
+// One AccountLedger per account (addressed by account id). It owns the credit balance and each
+// key's sliding rate-limit window, so "check the window, check the balance, deduct" is a single
+// step: every public method below runs to completion without awaiting, and a Durable Object
+// runs one such step at a time. The durable copy is written with the synchronous SQLite-backed
+// KV API inside the same step, so an answer is never given for state that was not persisted.
+
+export const WINDOW_MS = 60_000;
+export const WINDOW_LIMIT = 60;
+
+const BALANCE_KEY = "balance";
+const WINDOW_KEY_PREFIX = "window:";
+
+export interface WindowState {
+  limit: number;
+  remaining: number;
+  /** Whole seconds until the oldest request in the window leaves it (0 when the window is empty). */
+  resetSeconds: number;
+}
+
+export interface LedgerSnapshot {
+  balance: number;
+  window: WindowState;
+}
+
+export interface ReserveRequest {
+  keyId: string;
+  /** Rate-limit slots to take: 1 for a request, one per item for a batch. */
+  slots: number;
+  /** Credits to deduct; 0 for free endpoints. */
+  credits: number;
+}
+
+export type ReserveOutcome =
+  | ({ ok: true } & LedgerSnapshot)
+  | ({ ok: false; reason: "rate_limited"; retryAfterSeconds: number } & LedgerSnapshot)
+  | ({ ok: false; reason: "insufficient_credits"; required: number } & LedgerSnapshot);
+
+export type GrantOutcome = { ok: true; balance: number } | { ok: false; balance: number };
+
+export class AccountLedger extends DurableObject<Env> {
+  private balance = 0;
+  private readonly windows = new Map<string, number[]>();
+
+  /** The ledger's clock. Tests replace it (runInDurableObject) to move time without sleeping. */
+  now: () => number = () => Date.now();
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    ctx.blockConcurrencyWhile(() => this.loadBalance());
+  }
+
+  /**
+   * Takes `slots` from the key's window and `credits` from the balance, or neither.
+   * A request refused for credits still uses its slot (it was a request); a rate-limited one
+   * does not, so a client that keeps hammering is not locked out forever.
+   */
+  reserve(request: ReserveRequest): ReserveOutcome {
+    assertCount(request.slots, "slots");
+    assertCount(request.credits, "credits");
+    const now = this.now();
+    const window = this.windowOf(request.keyId, now);
+    if (window.length + request.slots > WINDOW_LIMIT) {
+      return {
+        ok: false,
+        reason: "rate_limited",
+        retryAfterSeconds: Math.max(1, secondsUntil(window[window.length + request.slots - WINDOW_LIMIT - 1]! + WINDOW_MS, now)),
+        ...this.snapshotOf(window, now),
+      };
+    }
+    for (let i = 0; i < request.slots; i++) window.push(now);
+    this.ctx.storage.kv.put(WINDOW_KEY_PREFIX + request.keyId, window);
+    if (request.credits > this.balance) {
+      return { ok: false, reason: "insufficient_credits", required: request.credits, ...this.snapshotOf(window, now) };
+    }
+    if (request.credits > 0) this.setBalance(this.balance - request.credits);
+    return { ok: true, ...this.snapshotOf(window, now) };
+  }
+
+  /** Gives back credits taken by `reserve` (an upstream failure). */
+  refund(credits: number): number {
+    assertCount(credits, "credits");
+    this.setBalance(this.balance + credits);
+    return this.balance;
+  }
+
+  /** Operator grant or debit. A debit that would take the balance below zero is refused whole. */
+  grant(amount: number): GrantOutcome {
+    if (!Number.isSafeInteger(amount)) throw new RangeError("amount must be an integer");
+    if (this.balance + amount < 0) return { ok: false, balance: this.balance };
+    this.setBalance(this.balance + amount);
+    return { ok: true, balance: this.balance };
+  }
+
+  /** Balance and a key's window without taking a slot. */
+  snapshot(keyId?: string): LedgerSnapshot {
+    const now = this.now();
+    return this.snapshotOf(keyId ? this.windowOf(keyId, now) : [], now);
+  }
+
+  /** Forgets everything: the account was deleted. */
+  async close(): Promise<void> {
+    this.windows.clear();
+    this.balance = 0;
+    await this.ctx.storage.deleteAll();
+  }
+
+  private async loadBalance(): Promise<void> {
+    const stored = this.ctx.storage.kv.get<number>(BALANCE_KEY);
+    if (stored !== undefined) {
+      this.balance = stored;
+      return;
+    }
+    // First touch: start from the opening balance recorded when the account was created.
+    const accountId = this.ctx.id.name;
+    const row = accountId
+      ? await this.env.DB.prepare("SELECT opening_credits FROM accounts WHERE id = ?")
+          .bind(accountId)
+          .first<{ opening_credits: number }>()
+      : null;
+    this.setBalance(row?.opening_credits ?? 0);
+  }
+
+  private setBalance(value: number): void {
+    if (value < 0 || !Number.isSafeInteger(value)) throw new RangeError(`balance would become ${value}`);
+    this.balance = value;
+    this.ctx.storage.kv.put(BALANCE_KEY, value);
+  }
+
+  /** The key's live window (timestamps, oldest first), pruned of requests older than 60 s. */
+  private windowOf(keyId: string, now: number): number[] {
+    let window = this.windows.get(keyId);
+    if (!window) {
+      window = this.ctx.storage.kv.get<number[]>(WINDOW_KEY_PREFIX + keyId) ?? [];
+      this.windows.set(keyId, window);
+    }
+    let expired = 0;
+    while (expired < window.length && window[expired]! <= now - WINDOW_MS) expired++;
+    if (expired > 0) window.splice(0, expired);
+    return window;
+  }
+
+  private snapshotOf(window: number[], now: number): LedgerSnapshot {
+    return {
+      balance: this.balance,
+      window: {
+        limit: WINDOW_LIMIT,
+        remaining: Math.max(0, WINDOW_LIMIT - window.length),
+        resetSeconds: window.length === 0 ? 0 : secondsUntil(window[0]! + WINDOW_MS, now),
+      },
+    };
+  }
+}
+
+function secondsUntil(time: number, now: number): number {
+  return Math.max(0, Math.ceil((time - now) / 1000));
+}
+
+function assertCount(value: number, name: string): void {
+  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative integer`);
+}

@@ -1,0 +1,72 @@
+// Settings for local runs, read in the order decisions.md gives: the environment first, then
+// .dev.vars, then the development defaults. A missing .dev.vars is created with a fresh
+// development key and operator token, so a new clone needs no setup.
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { generateApiKey, isWellFormedApiKey, randomBase62 } from "../src/auth/keys.ts";
+
+export const DEV_VARS_FILE = ".dev.vars";
+
+/** Names passed to the worker. PORT and DEV_API_KEY are for the start script only. */
+export const WORKER_SETTINGS = [
+  "ADMIN_TOKEN",
+  "PUBLIC_BASE_URL",
+  "DEFAULT_MODEL",
+  "UPSTREAM_TIMEOUT_MS",
+  "OPENAI_BASE_URL",
+  "OPENAI_API_KEY",
+  "REPLICATE_BASE_URL",
+  "REPLICATE_API_TOKEN",
+] as const;
+
+export function parseDevVars(text: string): Record<string, string> {
+  const vars: Record<string, string> = {};
+  for (const line of text.split(/\r?\n/)) {
+    const match = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
+    if (!match || line.trimStart().startsWith("#")) continue;
+    vars[match[1]!] = match[2]!.replace(/^(["'])(.*)\1$/, "$2");
+  }
+  return vars;
+}
+
+function createDevVars(): void {
+  writeFileSync(
+    DEV_VARS_FILE,
+    [
+      "# Local development settings (not committed). Environment variables override these.",
+      `DEV_API_KEY=${generateApiKey()}`,
+      `ADMIN_TOKEN=adm_${randomBase62(32)}`,
+      "",
+    ].join("\n"),
+  );
+}
+
+export interface DevSettings {
+  port: number;
+  devApiKey: string;
+  /** What to pass to the worker as --var (environment values that override .dev.vars). */
+  worker: Record<string, string>;
+  adminToken: string;
+  baseUrl: string;
+  createdDevVars: boolean;
+}
+
+export function loadDevSettings(env: NodeJS.ProcessEnv = process.env): DevSettings {
+  const createdDevVars = !existsSync(DEV_VARS_FILE);
+  if (createdDevVars) createDevVars();
+  const file = parseDevVars(readFileSync(DEV_VARS_FILE, "utf8"));
+  const pick = (name: string) => env[name] || file[name] || "";
+
+  const port = Number(pick("PORT") || 8787);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`PORT must be a port number, got ${pick("PORT")}`);
+  const devApiKey = pick("DEV_API_KEY");
+  if (!isWellFormedApiKey(devApiKey)) {
+    throw new Error(`DEV_API_KEY is missing or not a valid Pixelgate key (pg_ + 38 characters with a checksum). Delete ${DEV_VARS_FILE} to get a fresh one.`);
+  }
+  const worker: Record<string, string> = {};
+  for (const name of WORKER_SETTINGS) {
+    if (env[name]) worker[name] = env[name]!;
+  }
+  const baseUrl = pick("PUBLIC_BASE_URL") || `http://localhost:${port}`;
+  worker.PUBLIC_BASE_URL = baseUrl;
+  return { port, devApiKey, worker, adminToken: pick("ADMIN_TOKEN"), baseUrl, createdDevVars };
+}

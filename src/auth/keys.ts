@@ -1,0 +1,75 @@
+// API key format (decisions.md, "Keys"): `pg_` + 32 random base62 characters + a 6-character
+// base62 CRC32 of the random part. The checksum lets us refuse typos and garbage without a
+// database lookup. Keys are stored only as SHA-256 hashes; people see the 12-character prefix.
+//
+// This file imports nothing so that Node scripts (scripts/start.ts) can use it as-is.
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const KEY_PREFIX = "pg_";
+const RANDOM_LENGTH = 32; // 32 * log2(62) ≈ 190 bits
+const CHECKSUM_LENGTH = 6; // 62^6 > 2^32, so any CRC32 fits
+const KEY_PATTERN = /^pg_[0-9A-Za-z]{38}$/;
+
+export const DISPLAY_PREFIX_LENGTH = 12;
+
+/** Uniform random base62 string: bytes >= 248 are rejected so every character is equally likely. */
+export function randomBase62(length: number): string {
+  let out = "";
+  while (out.length < length) {
+    const bytes = crypto.getRandomValues(new Uint8Array(length * 2));
+    for (const byte of bytes) {
+      if (byte < 248 && out.length < length) out += BASE62[byte % 62];
+    }
+  }
+  return out;
+}
+
+const CRC_TABLE = (() => {
+  const table = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c >>> 0;
+  }
+  return table;
+})();
+
+export function crc32(text: string): number {
+  let crc = 0xffffffff;
+  for (let i = 0; i < text.length; i++) {
+    crc = CRC_TABLE[(crc ^ text.charCodeAt(i)) & 0xff]! ^ (crc >>> 8);
+  }
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+function checksumOf(randomPart: string): string {
+  let value = crc32(randomPart);
+  let out = "";
+  for (let i = 0; i < CHECKSUM_LENGTH; i++) {
+    out = BASE62[value % 62] + out;
+    value = Math.floor(value / 62);
+  }
+  return out;
+}
+
+/** A fresh API key secret. Shown to its owner once; only its hash is stored. */
+export function generateApiKey(): string {
+  const randomPart = randomBase62(RANDOM_LENGTH);
+  return KEY_PREFIX + randomPart + checksumOf(randomPart);
+}
+
+/** True when the value has the key shape and its checksum matches: cheap, no I/O. */
+export function isWellFormedApiKey(value: string): boolean {
+  if (!KEY_PATTERN.test(value)) return false;
+  const randomPart = value.slice(KEY_PREFIX.length, KEY_PREFIX.length + RANDOM_LENGTH);
+  return value.slice(KEY_PREFIX.length + RANDOM_LENGTH) === checksumOf(randomPart);
+}
+
+export function displayPrefix(secret: string): string {
+  return secret.slice(0, DISPLAY_PREFIX_LENGTH);
+}
+
+export async function sha256Hex(value: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(value));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}

@@ -1,0 +1,33 @@
+import type { MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { AppEnv } from "../env";
+import { fail } from "./envelope";
+
+export const MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+const METHODS_WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
+
+/** Bodies over 32 MB answer 413 before they are buffered. */
+export const limitBody: MiddlewareHandler<AppEnv> = bodyLimit({
+  maxSize: MAX_BODY_BYTES,
+  onError: () => fail("request_too_large", `The request body is larger than ${MAX_BODY_BYTES / 1024 / 1024} MB.`),
+});
+
+/**
+ * POST, PUT and PATCH bodies must be JSON and say so. Checking here, before any route runs,
+ * turns form posts and malformed JSON into a clear 400 instead of a confusing "missing field".
+ */
+export const requireJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (METHODS_WITH_BODY.has(c.req.method)) {
+    const type = c.req.header("Content-Type") ?? "";
+    if (!/^application\/json\s*(;|$)/i.test(type)) {
+      fail("invalid_parameter", "Send the body as JSON with Content-Type: application/json.", { param: "Content-Type" });
+    }
+    try {
+      await c.req.json(); // parsed once; Hono caches it for the route's validator
+    } catch {
+      fail("invalid_parameter", "The request body is not valid JSON.", { param: "body" });
+    }
+  }
+  await next();
+};

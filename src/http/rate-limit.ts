@@ -1,0 +1,27 @@
+import type { Context } from "hono";
+import type { ReserveOutcome, WindowState } from "../../durable-objects/account-ledger";
+import { PixelgateError } from "../errors";
+
+/** Every authenticated response carries the key's window (decisions.md, "Rate limit"). */
+export function setRateLimitHeaders(c: Context, window: WindowState): void {
+  c.header("X-RateLimit-Limit", String(window.limit));
+  c.header("X-RateLimit-Remaining", String(window.remaining));
+  c.header("X-RateLimit-Reset", String(window.resetSeconds));
+}
+
+/** The domain error for a ledger refusal, or null when the reservation went through. */
+export function refusalOf(outcome: ReserveOutcome): PixelgateError | null {
+  if (outcome.ok) return null;
+  if (outcome.reason === "rate_limited") {
+    return new PixelgateError(
+      "rate_limit_exceeded",
+      `Rate limit of ${outcome.window.limit} requests per 60 seconds reached for this key; retry in ${outcome.retryAfterSeconds} s.`,
+      { headers: { "Retry-After": String(outcome.retryAfterSeconds) } },
+    );
+  }
+  return new PixelgateError(
+    "insufficient_credits",
+    `Insufficient credits: this request needs ${outcome.required} and the account has ${outcome.balance}.`,
+    { details: { currentCredits: outcome.balance, requiredCredits: outcome.required } },
+  );
+}

@@ -1,0 +1,32 @@
+import type { Hook } from "@hono/zod-openapi";
+import type { AppEnv } from "../env";
+import { PixelgateError } from "../errors";
+
+type Issue = { path: PropertyKey[]; message: string };
+
+function valueAt(data: unknown, path: PropertyKey[]): unknown {
+  let value = data;
+  for (const segment of path) {
+    if (value === null || typeof value !== "object") return undefined;
+    value = (value as Record<PropertyKey, unknown>)[segment];
+  }
+  return value;
+}
+
+/**
+ * The OpenAPI app's default hook: a zod failure becomes invalid_request_error with the first
+ * offending field in `param`; an absent field is `missing_parameter`, anything else
+ * `invalid_parameter`.
+ */
+export const validationHook: Hook<unknown, AppEnv, string, unknown> = (result) => {
+  if (result.success) return;
+  const issue = (result.error as { issues: Issue[] }).issues[0];
+  const path = issue?.path ?? [];
+  const param = path.length > 0 ? path.map(String).join(".") : "body";
+  const missing = path.length > 0 && valueAt((result as { data?: unknown }).data, path) === undefined;
+  throw new PixelgateError(
+    missing ? "missing_parameter" : "invalid_parameter",
+    missing ? `${param} is required.` : `${param}: ${issue?.message ?? "invalid value"}.`,
+    { param },
+  );
+};

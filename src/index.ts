@@ -1,0 +1,39 @@
+import { PixelgateError } from "./errors";
+import type { AppEnv } from "./env";
+import { errorResponse } from "./http/envelope";
+import { limitBody, requireJsonBody } from "./http/json-body";
+import { requestId } from "./http/request-id";
+import { newRouter } from "./http/router";
+import { accountRoutes } from "./routes/account";
+import { adminRoutes } from "./routes/admin";
+import { mountDiscovery } from "./routes/discovery";
+import { modelRoutes } from "./routes/models";
+import { HTTPException } from "hono/http-exception";
+
+export { AccountLedger } from "../durable-objects/account-ledger";
+
+const app = newRouter();
+
+app.use("*", requestId);
+app.use("*", limitBody);
+app.use("*", requireJsonBody);
+
+app.route("/", accountRoutes);
+app.route("/", modelRoutes);
+app.route("/", adminRoutes);
+mountDiscovery(app);
+
+app.notFound((c) => errorResponse(c, new PixelgateError("not_found", `No endpoint ${c.req.method} ${c.req.path}.`)));
+
+app.onError((err, c) => {
+  if (err instanceof PixelgateError) return errorResponse(c, err);
+  if (err instanceof HTTPException && err.status < 500) {
+    const code = err.status === 413 ? "request_too_large" : err.status === 404 ? "not_found" : "invalid_parameter";
+    return errorResponse(c, new PixelgateError(code, err.message || "The request could not be read."));
+  }
+  console.error(`[${c.get("requestId")}]`, err);
+  return errorResponse(c, new PixelgateError("internal_error", "Something went wrong on our side. Retry at most once or twice."));
+});
+
+export type { AppEnv };
+export default app;

@@ -1,0 +1,88 @@
+import { z } from "@hono/zod-openapi";
+import { PLANS, PROVIDERS, type Account } from "../accounts/repository";
+import { USAGE_SOURCES } from "../usage/log";
+import { DEFAULT_MODEL_COST, type Model } from "../models/catalog";
+
+const accountFields = {
+  name: z.string(),
+  email: z.string(),
+  provider: z.enum(PROVIDERS),
+  credits: z.number().int().openapi({ description: "Credits currently available." }),
+  plan: z.enum(PLANS),
+  planValidity: z.string().nullable().openapi({ description: "ISO date the paid plan runs until." }),
+  billingCycle: z.string().openapi({ example: "monthly" }),
+};
+
+export const User = z
+  .object({ id: z.string(), _id: z.string(), ...accountFields })
+  .openapi("User", { description: "The account behind the key (spec 2.1)." });
+
+export const UserData = z
+  .object({ _id: z.string(), ...accountFields, profilePicture: z.string().nullable(), createdAt: z.string() })
+  .openapi("UserData");
+
+export function userOf(account: Account, credits: number): z.infer<typeof User> {
+  return {
+    id: account.id,
+    _id: account.id,
+    name: account.name,
+    email: account.email,
+    provider: account.provider,
+    credits,
+    plan: account.plan,
+    planValidity: account.planValidity,
+    billingCycle: account.billingCycle,
+  };
+}
+
+export function userDataOf(account: Account, credits: number): z.infer<typeof UserData> {
+  const { id: _unused, ...user } = userOf(account, credits);
+  return { ...user, profilePicture: account.profilePicture, createdAt: account.createdAt };
+}
+
+export const ModelEntry = z
+  .object({
+    modelId: z.string().openapi({ description: "Value to pass as `model`." }),
+    name: z.string(),
+    description: z.string(),
+    provider: z.string(),
+    costPerReq: z.number().int().openapi({ description: "Credits deducted per request on model-priced tools." }),
+    priority: z.number().int(),
+    outputsSupported: z.array(z.string()),
+    isLive: z.boolean(),
+  })
+  .openapi("Model");
+
+export const ModelList = z
+  .object({ success: z.literal(true), count: z.number().int(), models: z.array(ModelEntry) })
+  .openapi("ModelList");
+
+export const UsageEntrySchema = z
+  .object({
+    id: z.string(),
+    model: z.string(),
+    prompt: z.string(),
+    status: z.string().openapi({ example: "200 OK" }),
+    latency: z.string().openapi({ example: "1.20s" }),
+    creditsDeducted: z.number().int(),
+    creditsRefunded: z.number().int(),
+    tool: z.string(),
+    source: z.enum(USAGE_SOURCES),
+    keyPrefix: z.string(),
+    requestId: z.string(),
+    createdAt: z.string(),
+  })
+  .openapi("UsageEntry");
+
+export function modelEntryOf(model: Model): z.infer<typeof ModelEntry> {
+  return {
+    modelId: model.modelId,
+    name: model.name,
+    description: model.description,
+    provider: model.provider,
+    costPerReq: model.costPerReq ?? DEFAULT_MODEL_COST,
+    priority: model.priority,
+    outputsSupported: model.outputsSupported,
+    isLive: model.isLive,
+  };
+}
