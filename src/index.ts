@@ -1,7 +1,7 @@
 import { PixelgateError } from "./errors";
 import type { AppEnv } from "./env";
 import { errorResponse } from "./http/envelope";
-import { limitBody, requireJsonBody } from "./http/json-body";
+import { limitBody } from "./http/json-body";
 import { requestId } from "./http/request-id";
 import { newRouter } from "./http/router";
 import { accountRoutes } from "./routes/account";
@@ -16,7 +16,6 @@ const app = newRouter();
 
 app.use("*", requestId);
 app.use("*", limitBody);
-app.use("*", requireJsonBody);
 
 app.route("/", accountRoutes);
 app.route("/", modelRoutes);

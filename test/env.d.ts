@@ -1,11 +1,15 @@
 import type { D1Migration } from "cloudflare:test";
-import type { Env } from "../src/env";
+import type { Env as PixelgateEnv } from "../src/env";
 
+// Types for `cloudflare:workers` inside tests: the worker's bindings plus the test-only ones.
 declare global {
   namespace Cloudflare {
-    interface Env extends import("../src/env").Env {
+    interface Env extends PixelgateEnv {
       TEST_MIGRATIONS: D1Migration[];
+    }
+    interface GlobalProps {
+      mainModule: typeof import("../src/index");
+      durableNamespaces: "AccountLedger";
     }
   }
 }
-export type { Env };

@@ -1,4 +1,5 @@
 import { displayPrefix, generateApiKey, randomBase62, sha256Hex } from "../auth/keys";
+import { PixelgateError } from "../errors";
 
 // D1 access for accounts and API keys. The balance is not here: it lives in AccountLedger.
 
@@ -107,21 +108,25 @@ export async function createAccount(db: D1Database, input: NewAccount): Promise<
     opening_credits: input.credits,
     created_at: new Date().toISOString(),
   };
-  await db
-    .prepare(`INSERT INTO accounts (${ACCOUNT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-    .bind(row.id, row.name, row.email, row.provider, row.plan, row.plan_validity, row.billing_cycle,
-      row.profile_picture, row.opening_credits, row.created_at)
-    .run();
+  try {
+    await db
+      .prepare(`INSERT INTO accounts (${ACCOUNT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+      .bind(row.id, row.name, row.email, row.provider, row.plan, row.plan_validity, row.billing_cycle,
+        row.profile_picture, row.opening_credits, row.created_at)
+      .run();
+  } catch (error) {
+    // The UNIQUE index is the only race-free duplicate check: two concurrent sign-ups both pass
+    // any read-before-write.
+    if (/UNIQUE constraint failed: accounts\.email/.test(String(error))) {
+      throw new PixelgateError("invalid_parameter", "An account with this email already exists.", { param: "email" });
+    }
+    throw error;
+  }
   return toAccount(row);
 }
 
 export async function findAccount(db: D1Database, id: string): Promise<Account | null> {
   const row = await db.prepare(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = ?`).bind(id).first<AccountRow>();
-  return row ? toAccount(row) : null;
-}
-
-export async function findAccountByEmail(db: D1Database, email: string): Promise<Account | null> {
-  const row = await db.prepare(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE email = ?`).bind(email).first<AccountRow>();
   return row ? toAccount(row) : null;
 }
 

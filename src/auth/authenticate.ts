@@ -10,8 +10,9 @@ import { isWellFormedApiKey, sha256Hex } from "./keys";
 /** `Authorization` first, `x-api-key` as the fallback; `Bearer ` is optional on both. */
 export function presentedKey(headers: { header(name: string): string | undefined }): string | null {
   for (const name of ["Authorization", "x-api-key"]) {
-    const value = headers.header(name)?.trim();
-    if (value) return value.replace(/^Bearer\s+/i, "").trim();
+    // A bare "Bearer" carries no key: fall through to the next header.
+    const value = headers.header(name)?.trim().replace(/^Bearer(\s+|$)/i, "");
+    if (value) return value;
   }
   return null;
 }

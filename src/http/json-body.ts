@@ -14,8 +14,9 @@ export const limitBody: MiddlewareHandler<AppEnv> = bodyLimit({
 });
 
 /**
- * POST, PUT and PATCH bodies must be JSON and say so. Checking here, before any route runs,
- * turns form posts and malformed JSON into a clear 400 instead of a confusing "missing field".
+ * Route middleware for routes with a body: POST, PUT and PATCH bodies must be JSON and say so.
+ * Checking before the validator turns form posts and malformed JSON into a clear 400 instead of
+ * a confusing "missing field". It is per route (not global) so an unknown path still answers 404.
  */
 export const requireJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (METHODS_WITH_BODY.has(c.req.method)) {

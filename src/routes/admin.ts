@@ -5,7 +5,6 @@ import {
   createApiKey,
   deleteAccount,
   findAccount,
-  findAccountByEmail,
   listApiKeys,
   PLANS,
   PROVIDERS,
@@ -15,6 +14,7 @@ import {
 import { randomBase62 } from "../auth/keys";
 import { requireAdmin } from "../auth/admin";
 import { fail } from "../http/envelope";
+import { requireJsonBody } from "../http/json-body";
 import { newRouter } from "../http/router";
 import { updateModel } from "../models/catalog";
 import { ADMIN_SECURITY, errorResponses, jsonOk } from "../schemas/common";
@@ -42,7 +42,7 @@ function keySummary(key: ApiKeyRecord): z.infer<typeof KeySummary> {
 const AccountId = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" } }) });
 
 function adminRoute<const R extends Omit<Parameters<typeof createRoute>[0], "security" | "middleware" | "tags">>(route: R) {
-  return createRoute({ ...route, tags: ["Operator"], security: ADMIN_SECURITY, middleware: [requireAdmin] as const });
+  return createRoute({ ...route, tags: ["Operator"], security: ADMIN_SECURITY, middleware: [requireAdmin, requireJsonBody] as const });
 }
 
 const createAccountRoute = adminRoute({
@@ -181,9 +181,6 @@ async function existingAccount(db: D1Database, id: string) {
 export const adminRoutes = newRouter()
   .openapi(createAccountRoute, async (c) => {
     const input = c.req.valid("json");
-    if (await findAccountByEmail(c.env.DB, input.email)) {
-      fail("invalid_parameter", "An account with this email already exists.", { param: "email" });
-    }
     const account = await createAccount(c.env.DB, input);
     return c.json({ success: true as const, account: userOf(account, input.credits) }, 201);
   })

@@ -1,7 +1,8 @@
-import type { OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
 import { ERROR_CATALOG } from "../errors";
 import { publicBaseUrl } from "../http/envelope";
+import { jsonOk } from "../schemas/common";
 
 // GET /v1 (an index of the endpoints), GET /v1/openapi.json and GET /v1/errors. Both listings
 // are read from the registered route definitions, so a route added anywhere shows up here.
@@ -21,6 +22,8 @@ function authOf(security: Array<Record<string, unknown>> | undefined): Endpoint[
   if (security.some((entry) => Object.keys(entry).length === 0)) return "optional";
   return "api_key";
 }
+
+const OPENAPI_ENDPOINT: Endpoint = { method: "GET", path: "/v1/openapi.json", summary: "OpenAPI 3.1 description of this API", auth: "none" };
 
 export function mountDiscovery(app: OpenAPIHono<AppEnv>): void {
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
@@ -48,22 +51,75 @@ export function mountDiscovery(app: OpenAPIHono<AppEnv>): void {
         : [],
     ));
 
-  app.get("/v1", (c) =>
-    c.json({
-      success: true,
-      name: "Pixelgate",
-      version: API_VERSION,
-      openapi: `${publicBaseUrl(c)}/v1/openapi.json`,
-      errors: `${publicBaseUrl(c)}/v1/errors`,
-      endpoints: listEndpoints(),
-    }),
+  const EndpointSchema = z.object({
+    method: z.string(),
+    path: z.string(),
+    summary: z.string(),
+    auth: z.enum(["api_key", "optional", "admin", "none"]),
+  });
+  const index = createRoute({
+    method: "get",
+    path: "/v1",
+    tags: ["Discovery"],
+    summary: "Index of the endpoints",
+    responses: {
+      200: jsonOk(
+        z
+          .object({
+            success: z.literal(true),
+            name: z.string(),
+            version: z.string(),
+            openapi: z.string(),
+            errors: z.string(),
+            endpoints: z.array(EndpointSchema),
+          })
+          .openapi("Index"),
+        "Every endpoint with its method, path and what authenticates it.",
+        false,
+      ),
+    },
+  });
+  const errors = createRoute({
+    method: "get",
+    path: "/v1/errors",
+    tags: ["Discovery"],
+    summary: "The error codes, their statuses and what to do",
+    responses: {
+      200: jsonOk(
+        z
+          .object({
+            success: z.literal(true),
+            errors: z.array(z.object({ code: z.string(), status: z.number().int(), type: z.string(), description: z.string() })),
+          })
+          .openapi("ErrorCatalog"),
+        "The error catalog.",
+        false,
+      ),
+    },
+  });
+
+  app.openapi(index, (c) =>
+    c.json(
+      {
+        success: true as const,
+        name: "Pixelgate",
+        version: API_VERSION,
+        openapi: `${publicBaseUrl(c)}/v1/openapi.json`,
+        errors: `${publicBaseUrl(c)}/v1/errors`,
+        endpoints: [OPENAPI_ENDPOINT, ...listEndpoints()],
+      },
+      200,
+    ),
   );
 
-  app.get("/v1/errors", (c) =>
-    c.json({
-      success: true,
-      errors: Object.entries(ERROR_CATALOG).map(([code, entry]) => ({ code, status: entry.status, type: entry.type, description: entry.hint })),
-    }),
+  app.openapi(errors, (c) =>
+    c.json(
+      {
+        success: true as const,
+        errors: Object.entries(ERROR_CATALOG).map(([code, entry]) => ({ code, status: entry.status, type: entry.type, description: entry.hint })),
+      },
+      200,
+    ),
   );
 
   app.doc31("/v1/openapi.json", (c) => ({

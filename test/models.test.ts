@@ -1,0 +1,125 @@
+import { env } from "cloudflare:workers";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { expectError, expectParamError } from "./support/envelope";
+import { adminCall, call, newAccount, withKey } from "./support/fixtures";
+
+// GET /v1/models (spec 2.2, 4.6) and PATCH /admin/v1/models/{id} (decisions "Operator API").
+// The models table is shared by every test in this file, so each test's changes are undone
+// afterwards from a snapshot taken before the first test.
+
+const LIVE_MODEL = "local-draw-v1";
+
+interface ModelEntry {
+  modelId: string;
+  name: string;
+  costPerReq: number;
+  priority: number;
+  outputsSupported: string[];
+  isLive: boolean;
+}
+interface ModelRow {
+  model_id: string;
+  cost_per_req: number | null;
+  priority: number;
+  enabled: number;
+}
+
+let seeded: ModelRow[] = [];
+
+beforeAll(async () => {
+  seeded = (await env.DB.prepare("SELECT model_id, cost_per_req, priority, enabled FROM models").all<ModelRow>()).results;
+});
+
+afterEach(async () => {
+  const ids = seeded.map((row) => row.model_id);
+  await env.DB.batch([
+    env.DB.prepare(`DELETE FROM models WHERE model_id NOT IN (${ids.map(() => "?").join(", ")})`).bind(...ids),
+    ...seeded.map((row) =>
+      env.DB.prepare("UPDATE models SET cost_per_req = ?, priority = ?, enabled = ? WHERE model_id = ?")
+        .bind(row.cost_per_req, row.priority, row.enabled, row.model_id),
+    ),
+  ]);
+});
+
+async function listModels(): Promise<ModelEntry[]> {
+  const account = await newAccount();
+  const response = await call("/v1/models", withKey(account.key));
+  expect(response.status).toBe(200);
+  const body = (await response.json()) as { success: boolean; count: number; models: ModelEntry[] };
+  expect(body.success).toBe(true);
+  expect(body.count).toBe(body.models.length);
+  return body.models;
+}
+
+const patchModel = (modelId: string, changes: unknown) => adminCall(`/admin/v1/models/${modelId}`, "PATCH", changes);
+
+/** A second live image model (the local provider is always configured), so order can be observed. */
+async function addLocalImageModel(modelId: string, priority: number): Promise<void> {
+  await env.DB.prepare(
+    `INSERT INTO models (model_id, name, description, provider, upstream_model, task, cost_per_req, priority)
+     VALUES (?, 'Test sketcher', 'Second local image model for ordering tests.', 'local', 'procedural-v1', 'image', 3, ?)`,
+  ).bind(modelId, priority).run();
+}
+
+describe("GET /v1/models", () => {
+  it("lists only live image models: the local renderer, not unconfigured providers or other tasks", async () => {
+    // The workers-ai, openai and replicate image rows are enabled but their providers are not
+    // configured in tests (no AI binding, no API keys); local cut-out/upscale/svg rows are other tasks.
+    const models = await listModels();
+    expect(models.map((model) => model.modelId)).toEqual([LIVE_MODEL]);
+    expect(models[0]).toMatchObject({ costPerReq: 2, priority: 10, isLive: true });
+    expect(models[0]!.outputsSupported).toContain("image");
+    expect(models[0]!.name).toEqual(expect.any(String));
+  });
+
+  it("orders by priority, highest first, and a priority change reorders the list", async () => {
+    await addLocalImageModel("test-sketch-v1", 5);
+    expect((await listModels()).map((model) => model.modelId)).toEqual([LIVE_MODEL, "test-sketch-v1"]);
+    const response = await patchModel("test-sketch-v1", { priority: 99 });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { model: ModelEntry }).model.priority).toBe(99);
+    const reordered = await listModels();
+    expect(reordered.map((model) => model.modelId)).toEqual(["test-sketch-v1", LIVE_MODEL]);
+    expect(reordered.map((model) => model.priority)).toEqual([99, 10]);
+  });
+
+  it("shows costPerReq 15 for a live model whose cost is null (spec 4.1)", async () => {
+    const response = await patchModel(LIVE_MODEL, { costPerReq: null });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { model: ModelEntry }).model.costPerReq).toBe(15);
+    const stored = await env.DB.prepare("SELECT cost_per_req FROM models WHERE model_id = ?").bind(LIVE_MODEL).first<ModelRow>();
+    expect(stored?.cost_per_req).toBeNull();
+    expect((await listModels()).find((model) => model.modelId === LIVE_MODEL)?.costPerReq).toBe(15);
+  });
+});
+
+describe("PATCH /admin/v1/models/{modelId}", () => {
+  it("hides a model set to isLive false", async () => {
+    const response = await patchModel(LIVE_MODEL, { isLive: false });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { model: ModelEntry }).model).toMatchObject({ modelId: LIVE_MODEL, isLive: false });
+    expect((await listModels()).map((model) => model.modelId)).not.toContain(LIVE_MODEL);
+  });
+
+  it("cannot make a model live whose provider is not configured", async () => {
+    const response = await patchModel("flux-1.1-pro", { isLive: true });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { model: ModelEntry }).model.isLive).toBe(false);
+    expect((await listModels()).map((model) => model.modelId)).not.toContain("flux-1.1-pro");
+  });
+
+  it("answers 404 not_found_error for an unknown model", async () => {
+    await expectError(await patchModel("no-such-model", { priority: 1 }), 404, "not_found_error", "not_found");
+  });
+
+  it("answers 400 for an empty change set, and changes nothing", async () => {
+    await expectError(await patchModel(LIVE_MODEL, {}), 400, "invalid_request_error", "invalid_parameter");
+    const emptyBody = await adminCall(`/admin/v1/models/${LIVE_MODEL}`, "PATCH");
+    expect(emptyBody.status).toBe(400);
+    expect((await listModels()).find((model) => model.modelId === LIVE_MODEL)).toMatchObject({ priority: 10, costPerReq: 2 });
+  });
+
+  it("answers 400 naming the field for an out-of-range cost", async () => {
+    await expectParamError(await patchModel(LIVE_MODEL, { costPerReq: -1 }), "invalid_parameter", "costPerReq");
+  });
+});
