@@ -1,17 +1,24 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../src/env";
 
-// One AccountLedger per account (addressed by account id). It owns the credit balance and each
-// key's sliding rate-limit window, so "check the window, check the balance, deduct" is a single
-// step: every public method below runs to completion without awaiting, and a Durable Object
-// runs one such step at a time. The durable copy is written with the synchronous SQLite-backed
-// KV API inside the same step, so an answer is never given for state that was not persisted.
+// One AccountLedger per account (addressed by account id). It owns the credit balance, each
+// key's sliding rate-limit window and the account's revocations, so "is this key still good,
+// is there room in its window, is there balance, deduct" is a single step: every public method
+// below runs to completion without awaiting, and a Durable Object runs one such step at a time.
+//
+// What must survive is written with the synchronous SQLite-backed KV API inside the same step
+// (the balance, revoked keys, the closed flag), so no answer is given for state that was not
+// persisted. The windows are kept in memory only: persisting them cost a disk sync on every
+// request, and an idle object is evicted only after more than 60 s without requests, when its
+// windows are empty anyway. A deploy or crash resets them, which can only let a key through
+// early, never refuse it wrongly.
 
 export const WINDOW_MS = 60_000;
 export const WINDOW_LIMIT = 60;
 
 const BALANCE_KEY = "balance";
-const WINDOW_KEY_PREFIX = "window:";
+const CLOSED_KEY = "closed";
+const REVOKED_KEY_PREFIX = "revoked:";
 
 export interface WindowState {
   limit: number;
@@ -35,6 +42,8 @@ export interface ReserveRequest {
 
 export type ReserveOutcome =
   | ({ ok: true } & LedgerSnapshot)
+  | ({ ok: false; reason: "key_revoked" } & LedgerSnapshot)
+  | ({ ok: false; reason: "account_closed" } & LedgerSnapshot)
   | ({ ok: false; reason: "rate_limited"; retryAfterSeconds: number } & LedgerSnapshot)
   | ({ ok: false; reason: "insufficient_credits"; required: number } & LedgerSnapshot);
 
@@ -42,6 +51,8 @@ export type GrantOutcome = { ok: true; balance: number } | { ok: false; balance:
 
 export class AccountLedger extends DurableObject<Env> {
   private balance = 0;
+  private closed = false;
+  private readonly revoked = new Set<string>();
   private readonly windows = new Map<string, number[]>();
 
   /** The ledger's clock. Tests replace it (runInDurableObject) to move time without sleeping. */
@@ -49,7 +60,7 @@ export class AccountLedger extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    ctx.blockConcurrencyWhile(() => this.loadBalance());
+    ctx.blockConcurrencyWhile(() => this.load());
   }
 
   /**
@@ -62,6 +73,11 @@ export class AccountLedger extends DurableObject<Env> {
     assertCount(request.credits, "credits");
     const now = this.now();
     const window = this.windowOf(request.keyId, now);
+    // The worker may have resolved the key from its cache; revocation is decided here.
+    if (this.closed) return { ok: false, reason: "account_closed", ...this.snapshotOf(window, now) };
+    if (this.revoked.has(request.keyId)) {
+      return { ok: false, reason: "key_revoked", ...this.snapshotOf(window, now) };
+    }
     if (window.length + request.slots > WINDOW_LIMIT) {
       return {
         ok: false,
@@ -71,7 +87,6 @@ export class AccountLedger extends DurableObject<Env> {
       };
     }
     for (let i = 0; i < request.slots; i++) window.push(now);
-    this.ctx.storage.kv.put(WINDOW_KEY_PREFIX + request.keyId, window);
     if (request.credits > this.balance) {
       return { ok: false, reason: "insufficient_credits", required: request.credits, ...this.snapshotOf(window, now) };
     }
@@ -100,15 +115,27 @@ export class AccountLedger extends DurableObject<Env> {
     return this.snapshotOf(keyId ? this.windowOf(keyId, now) : [], now);
   }
 
-  /** Forgets everything: the account was deleted. */
+  /** Refuses the key from now on, even where a worker still has it cached. */
+  revokeKey(keyId: string): void {
+    this.ctx.storage.kv.put(REVOKED_KEY_PREFIX + keyId, true);
+    this.revoked.add(keyId);
+    this.windows.delete(keyId);
+  }
+
+  /** The account was deleted: forget the balance and refuse every key from now on. */
   async close(): Promise<void> {
     this.windows.clear();
     this.balance = 0;
     await this.ctx.storage.deleteAll();
+    this.ctx.storage.kv.put(CLOSED_KEY, true);
+    this.closed = true;
   }
 
-  private async loadBalance(): Promise<void> {
-    const stored = this.ctx.storage.kv.get<number>(BALANCE_KEY);
+  private async load(): Promise<void> {
+    const kv = this.ctx.storage.kv;
+    this.closed = kv.get<boolean>(CLOSED_KEY) === true;
+    for (const [key] of kv.list({ prefix: REVOKED_KEY_PREFIX })) this.revoked.add(key.slice(REVOKED_KEY_PREFIX.length));
+    const stored = kv.get<number>(BALANCE_KEY);
     if (stored !== undefined) {
       this.balance = stored;
       return;
@@ -133,7 +160,7 @@ export class AccountLedger extends DurableObject<Env> {
   private windowOf(keyId: string, now: number): number[] {
     let window = this.windows.get(keyId);
     if (!window) {
-      window = this.ctx.storage.kv.get<number[]>(WINDOW_KEY_PREFIX + keyId) ?? [];
+      window = [];
       this.windows.set(keyId, window);
     }
     let expired = 0;

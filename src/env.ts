@@ -22,8 +22,6 @@ export interface Env {
 export interface Caller {
   account: Account;
   key: ApiKeyRecord;
-  /** The ledger's answer for this request's rate-limit slot (balance and window). */
-  ledger: LedgerSnapshot;
 }
 
 export interface AppEnv {
@@ -31,7 +29,7 @@ export interface AppEnv {
   Variables: {
     requestId: string;
     caller: Caller;
-    /** Set on /playground and /auth so errors use that family's envelope. */
-    family: "v1" | "playground";
+    /** The ledger's answer when the request's rate-limit slot was taken (free routes). */
+    ledger: LedgerSnapshot;
   };
 }

@@ -8,6 +8,7 @@ import { accountRoutes } from "./routes/account";
 import { adminRoutes } from "./routes/admin";
 import { mountDiscovery } from "./routes/discovery";
 import { modelRoutes } from "./routes/models";
+import { fileRoutes } from "./routes/files";
 import { HTTPException } from "hono/http-exception";
 
 export { AccountLedger } from "../durable-objects/account-ledger";
@@ -20,6 +21,7 @@ app.use("*", limitBody);
 app.route("/", accountRoutes);
 app.route("/", modelRoutes);
 app.route("/", adminRoutes);
+app.route("/", fileRoutes);
 mountDiscovery(app);
 
 app.notFound((c) => errorResponse(c, new PixelgateError("not_found", `No endpoint ${c.req.method} ${c.req.path}.`)));

@@ -64,14 +64,18 @@ describe("AccountLedger credits", () => {
     expect((await ledger.snapshot()).balance).toBe(0);
   });
 
-  it("keeps the balance and windows across an eviction", async () => {
+  it("keeps the balance, revocations and closure across an eviction (windows live in memory)", async () => {
     const ledger = freshLedger();
     await ledger.grant(9);
     await ledger.reserve({ keyId: "k", slots: 3, credits: 4 });
+    await ledger.revokeKey("stolen");
     await evictDurableObject(ledger);
-    const after = await ledger.snapshot("k");
-    expect(after.balance).toBe(5);
-    expect(after.window.remaining).toBe(WINDOW_LIMIT - 3);
+    expect((await ledger.snapshot("k")).balance).toBe(5);
+    expect(await ledger.reserve({ keyId: "stolen", slots: 1, credits: 0 })).toMatchObject({ ok: false, reason: "key_revoked" });
+
+    await ledger.close();
+    await evictDurableObject(ledger);
+    expect(await ledger.reserve({ keyId: "k", slots: 1, credits: 0 })).toMatchObject({ ok: false, reason: "account_closed", balance: 0 });
   });
 });
 

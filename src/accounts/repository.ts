@@ -166,6 +166,11 @@ export async function listApiKeys(db: D1Database, accountId: string): Promise<Ap
   return results.map(toKey);
 }
 
+export async function findApiKey(db: D1Database, keyId: string): Promise<ApiKeyRecord | null> {
+  const row = await db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = ?`).bind(keyId).first<KeyRow>();
+  return row ? toKey(row) : null;
+}
+
 /** Marks the key revoked; returns the key, or null when there is no such key. Idempotent. */
 export async function revokeApiKey(db: D1Database, keyId: string): Promise<ApiKeyRecord | null> {
   const row = await db

@@ -1,11 +1,10 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { ledgerOf } from "../accounts/ledger";
 import { findKeyByHash, touchApiKey, type Account, type ApiKeyRecord } from "../accounts/repository";
-import type { LedgerSnapshot } from "../../durable-objects/account-ledger";
 import type { AppEnv, Env } from "../env";
-import { PixelgateError } from "../errors";
 import { refusalOf, setRateLimitHeaders } from "../http/rate-limit";
 import { isWellFormedApiKey, sha256Hex } from "./keys";
+import { accountGone, invalidKey, missingKey } from "./refusals";
 
 /** `Authorization` first, `x-api-key` as the fallback; `Bearer ` is optional on both. */
 export function presentedKey(headers: { header(name: string): string | undefined }): string | null {
@@ -17,17 +16,29 @@ export function presentedKey(headers: { header(name: string): string | undefined
   return null;
 }
 
+// Resolved keys are cached per isolate. The mapping from key to account never changes; what can
+// change is decided elsewhere: revocation and account deletion by the account's ledger on every
+// request (so they still take effect on the next request), and profile fields (name, plan) are
+// at most KEY_CACHE_TTL_MS stale. This keeps a D1 round trip off nearly every request.
+const KEY_CACHE_TTL_MS = 30_000;
+const KEY_CACHE_MAX = 10_000;
+const keyCache = new Map<string, { found: { account: Account; key: ApiKeyRecord }; expiresAt: number }>();
+
 export async function resolveKey(env: Env, presented: string | null): Promise<{ account: Account; key: ApiKeyRecord }> {
-  if (!presented) {
-    throw new PixelgateError("missing_api_key", "No API key was sent. Use Authorization: Bearer <API_KEY> or x-api-key.");
-  }
-  const invalid = new PixelgateError("invalid_api_key", "The API key is invalid or has been revoked.");
+  if (!presented) throw missingKey();
   // The checksum refuses typos and random guesses without touching the database.
-  if (!isWellFormedApiKey(presented)) throw invalid;
-  const found = await findKeyByHash(env.DB, await sha256Hex(presented));
-  if (!found || found.key.revokedAt) throw invalid;
-  if (!found.account) throw new PixelgateError("account_not_found", "The account behind this API key no longer exists.");
-  return { account: found.account, key: found.key };
+  if (!isWellFormedApiKey(presented)) throw invalidKey();
+  const hash = await sha256Hex(presented);
+  const cached = keyCache.get(hash);
+  if (cached && cached.expiresAt > Date.now()) return cached.found;
+
+  const found = await findKeyByHash(env.DB, hash);
+  if (!found || found.key.revokedAt) throw invalidKey();
+  if (!found.account) throw accountGone();
+  if (keyCache.size >= KEY_CACHE_MAX) keyCache.clear();
+  const resolved = { account: found.account, key: found.key };
+  keyCache.set(hash, { found: resolved, expiresAt: Date.now() + KEY_CACHE_TTL_MS });
+  return resolved;
 }
 
 // last_used_at is informational; writing it at most once a minute per key and isolate keeps a
@@ -43,25 +54,21 @@ function recordKeyUse(c: Context<AppEnv>, keyId: string): void {
 }
 
 /**
- * Authenticates the request and takes its rate-limit slot. Billed routes take the slot together
- * with the credits in one ledger call instead, so they pass `{ meter: false }`.
+ * Authenticates the request and, for free routes, takes its rate-limit slot. Billed routes
+ * pass `{ meter: false }`: they take the slot together with the credits in one ledger call.
  */
 export function requireKey(options: { meter?: boolean } = {}): MiddlewareHandler<AppEnv> {
   const meter = options.meter ?? true;
   return async (c, next) => {
     const { account, key } = await resolveKey(c.env, presentedKey(c.req));
-    const ledger = ledgerOf(c.env, account.id);
-    let snapshot: LedgerSnapshot;
     if (meter) {
-      const outcome = await ledger.reserve({ keyId: key.id, slots: 1, credits: 0 });
+      const outcome = await ledgerOf(c.env, account.id).reserve({ keyId: key.id, slots: 1, credits: 0 });
       setRateLimitHeaders(c, outcome.window);
       const refusal = refusalOf(outcome);
       if (refusal) throw refusal;
-      snapshot = outcome;
-    } else {
-      snapshot = await ledger.snapshot(key.id);
+      c.set("ledger", { balance: outcome.balance, window: outcome.window });
     }
-    c.set("caller", { account, key, ledger: { balance: snapshot.balance, window: snapshot.window } });
+    c.set("caller", { account, key });
     recordKeyUse(c, key.id);
     await next();
   };

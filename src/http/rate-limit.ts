@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { ReserveOutcome, WindowState } from "../../durable-objects/account-ledger";
 import { PixelgateError } from "../errors";
+import { accountGone, invalidKey } from "../auth/refusals";
 
 /** Every authenticated response carries the key's window (decisions.md, "Rate limit"). */
 export function setRateLimitHeaders(c: Context, window: WindowState): void {
@@ -12,6 +13,8 @@ export function setRateLimitHeaders(c: Context, window: WindowState): void {
 /** The domain error for a ledger refusal, or null when the reservation went through. */
 export function refusalOf(outcome: ReserveOutcome): PixelgateError | null {
   if (outcome.ok) return null;
+  if (outcome.reason === "key_revoked") return invalidKey();
+  if (outcome.reason === "account_closed") return accountGone();
   if (outcome.reason === "rate_limited") {
     return new PixelgateError(
       "rate_limit_exceeded",

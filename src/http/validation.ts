@@ -13,20 +13,25 @@ function valueAt(data: unknown, path: PropertyKey[]): unknown {
   return value;
 }
 
+type FailedValidation = { success: false; error: unknown; data?: unknown };
+
 /**
- * The OpenAPI app's default hook: a zod failure becomes invalid_request_error with the first
- * offending field in `param`; an absent field is `missing_parameter`, anything else
- * `invalid_parameter`.
+ * A zod failure as the API reports it: invalid_request_error with the first offending field in
+ * `param`; an absent field is `missing_parameter`, anything else `invalid_parameter`.
  */
-export const validationHook: Hook<unknown, AppEnv, string, unknown> = (result) => {
-  if (result.success) return;
+export function validationError(result: FailedValidation): PixelgateError {
   const issue = (result.error as { issues: Issue[] }).issues[0];
   const path = issue?.path ?? [];
   const param = path.length > 0 ? path.map(String).join(".") : "body";
-  const missing = path.length > 0 && valueAt((result as { data?: unknown }).data, path) === undefined;
-  throw new PixelgateError(
+  const missing = path.length > 0 && valueAt(result.data, path) === undefined;
+  return new PixelgateError(
     missing ? "missing_parameter" : "invalid_parameter",
     missing ? `${param} is required.` : `${param}: ${issue?.message ?? "invalid value"}.`,
     { param },
   );
+}
+
+/** The OpenAPI app's default hook: any validation failure becomes the error above. */
+export const validationHook: Hook<unknown, AppEnv, string, unknown> = (result) => {
+  if (!result.success) throw validationError(result as FailedValidation);
 };

@@ -65,8 +65,7 @@ const userData = createRoute({
 
 export const accountRoutes = newRouter()
   .openapi(me, (c) => {
-    const { account, ledger } = c.var.caller;
-    return c.json({ success: true as const, user: userOf(account, ledger.balance), authMethod: "api_key" as const }, 200);
+    return c.json({ success: true as const, user: userOf(c.var.caller.account, c.var.ledger.balance), authMethod: "api_key" as const }, 200);
   })
   .openapi(usage, async (c) => {
     const { limit = USAGE_PAGE.default } = c.req.valid("query");
@@ -74,6 +73,5 @@ export const accountRoutes = newRouter()
     return c.json({ success: true as const, count: logs.length, logs }, 200);
   })
   .openapi(userData, (c) => {
-    const { account, ledger } = c.var.caller;
-    return c.json({ user: userDataOf(account, ledger.balance) }, 200);
+    return c.json({ user: userDataOf(c.var.caller.account, c.var.ledger.balance) }, 200);
   });

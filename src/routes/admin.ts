@@ -1,14 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ledgerOf } from "../accounts/ledger";
+import { closeAccount, revokeKey } from "../accounts/lifecycle";
 import {
   createAccount,
   createApiKey,
-  deleteAccount,
   findAccount,
   listApiKeys,
   PLANS,
   PROVIDERS,
-  revokeApiKey,
   type ApiKeyRecord,
 } from "../accounts/repository";
 import { randomBase62 } from "../auth/keys";
@@ -191,8 +190,7 @@ export const adminRoutes = newRouter()
   })
   .openapi(deleteAccountRoute, async (c) => {
     const { id } = c.req.valid("param");
-    if (!(await deleteAccount(c.env.DB, id))) fail("not_found", `No account ${id}.`, { param: "id" });
-    await ledgerOf(c.env, id).close();
+    if (!(await closeAccount(c.env, id))) fail("not_found", `No account ${id}.`, { param: "id" });
     return c.json({ success: true as const, id }, 200);
   })
   .openapi(grantRoute, async (c) => {
@@ -217,7 +215,7 @@ export const adminRoutes = newRouter()
   })
   .openapi(revokeKeyRoute, async (c) => {
     const { id } = c.req.valid("param");
-    const key = (await revokeApiKey(c.env.DB, id)) ?? fail("not_found", `No key ${id}.`, { param: "id" });
+    const key = (await revokeKey(c.env, id)) ?? fail("not_found", `No key ${id}.`, { param: "id" });
     return c.json({ success: true as const, key: keySummary(key) }, 200);
   })
   .openapi(updateModelRoute, async (c) => {

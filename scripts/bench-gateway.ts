@@ -1,0 +1,97 @@
+// `npm run bench:gateway`: two local measurements, printed as a report plus one `RESULT {json}` line.
+//
+//   Phase 1  gateway overhead: GET /v1/me (API key lookup in D1, rate-limit slot and balance in
+//            the account's AccountLedger) against GET /v1 (no auth) on the same wrangler dev server.
+//            Uses the server at PIXELGATE_URL (default http://localhost:8787) when one answers,
+//            otherwise starts scripts/start.ts on a free port and stops it afterwards.
+//   Phase 2  reservations per second of ONE account's AccountLedger, driven over RPC inside
+//            workerd by scripts/bench/ledger-worker.js with its own config and state directory.
+//
+// Exits non-zero only when something is broken (a server did not start, a count or balance is
+// wrong); a missed goal is printed as MISSED. All traffic stays on loopback, every loop is
+// bounded in count and time, and a watchdog stops everything if the run ever hangs.
+import os from "node:os";
+import { acquireGateway, measureGateway, type GatewayResult } from "./bench/gateway.ts";
+import { measureLedger, type LedgerResult } from "./bench/ledger.ts";
+import { ChildGroup, LOCAL_TRACING, REPO_ROOT, runCleanups } from "./bench/processes.ts";
+import { environmentReport, gatewayReport, ledgerReport, resultJson, type Environment } from "./bench/report.ts";
+
+const WATCHDOG_MS = 15 * 60_000;
+
+// dev-settings.ts and the wrangler configs use paths relative to the repository root.
+process.chdir(REPO_ROOT);
+
+/** Set once Ctrl-C or the watchdog ends the run; the main flow then stops printing and exits. */
+let shuttingDown = false;
+const log = (line: string) => {
+  if (!shuttingDown) console.log(`  . ${line}`);
+};
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+async function main(): Promise<number> {
+  const problems: string[] = [];
+  let gateway: GatewayResult | undefined;
+  let ledger: LedgerResult | undefined;
+  const loadBefore = os.loadavg();
+
+  console.log("Phase 1: gateway overhead (GET /v1/me vs GET /v1)");
+  try {
+    const server = await acquireGateway(log);
+    try {
+      gateway = await measureGateway(server, log);
+    } finally {
+      // Stopped before phase 2 so the two workerd instances do not compete for the CPU.
+      await server.group?.stop();
+    }
+  } catch (err) {
+    problems.push(`phase 1: ${describe(err)}`);
+    log(`phase 1 failed: ${describe(err)}`);
+  }
+
+  if (shuttingDown) return 130;
+  console.log("\nPhase 2: reservations per second on one account's AccountLedger");
+  try {
+    ledger = await measureLedger(log);
+  } catch (err) {
+    problems.push(`phase 2: ${describe(err)}`);
+    log(`phase 2 failed: ${describe(err)}`);
+  }
+
+  if (shuttingDown) return 130;
+  const env: Environment = { cpus: os.availableParallelism(), loadBefore, loadAfter: os.loadavg(), localTracing: LOCAL_TRACING };
+  console.log("\n=== Pixelgate gateway benchmark ===\n");
+  console.log("Setup");
+  console.log(environmentReport(env, gateway));
+  console.log("");
+  console.log("Phase 1: gateway overhead");
+  console.log(gateway ? gatewayReport(gateway) : "  (no result, see BROKEN below)");
+  console.log("\nPhase 2: AccountLedger reservations");
+  console.log(ledger ? ledgerReport(ledger) : "  (no result, see BROKEN below)");
+  for (const problem of problems) console.log(`\nBROKEN ${problem}`);
+  console.log(`\nRESULT ${JSON.stringify(resultJson(problems, env, gateway, ledger))}`);
+  return problems.length === 0 ? 0 : 1;
+}
+
+async function shutdown(code: number, reason?: string): Promise<void> {
+  if (shuttingDown) {
+    if (reason) process.exit(code); // a second Ctrl-C: leave at once
+    return;
+  }
+  shuttingDown = true;
+  if (reason) console.error(reason);
+  await ChildGroup.stopAll();
+  runCleanups();
+  process.exit(code);
+}
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => void shutdown(130, `\nInterrupted (${signal}); stopping child processes.`));
+// Kept referenced on purpose: even if every other handle were gone, the run still ends here.
+setTimeout(() => void shutdown(2, `Watchdog: the benchmark took over ${WATCHDOG_MS / 60_000} minutes; stopping.`), WATCHDOG_MS);
+
+main().then(
+  (code) => shutdown(code),
+  (err) => shutdown(1, `BROKEN ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
+);

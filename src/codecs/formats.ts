@@ -1,0 +1,35 @@
+// The raster formats Pixelgate reads and writes, each described once: MIME type, file
+// extension, the upper-case name results show, and how to recognise it from magic bytes.
+
+export const IMAGE_FORMATS = ["png", "jpeg", "webp", "avif", "gif", "bmp", "tiff"] as const;
+export type ImageFormat = (typeof IMAGE_FORMATS)[number];
+
+export interface FormatInfo {
+  mime: string;
+  ext: string;
+  label: string;
+}
+
+export const FORMAT_INFO: Record<ImageFormat, FormatInfo> = {
+  png: { mime: "image/png", ext: "png", label: "PNG" },
+  jpeg: { mime: "image/jpeg", ext: "jpg", label: "JPEG" },
+  webp: { mime: "image/webp", ext: "webp", label: "WEBP" },
+  avif: { mime: "image/avif", ext: "avif", label: "AVIF" },
+  gif: { mime: "image/gif", ext: "gif", label: "GIF" },
+  bmp: { mime: "image/bmp", ext: "bmp", label: "BMP" },
+  tiff: { mime: "image/tiff", ext: "tiff", label: "TIFF" },
+};
+
+/** A decoded image: 8-bit RGBA, row-major, no padding. */
+export interface RasterImage {
+  width: number;
+  height: number;
+  data: Uint8ClampedArray;
+}
+
+/** What the header says, read before any pixel is decoded. */
+export interface ImageHeader {
+  format: ImageFormat;
+  width: number;
+  height: number;
+}

@@ -1,0 +1,34 @@
+import { randomBase62 } from "../auth/keys";
+import { FORMAT_INFO, type ImageFormat } from "../codecs/formats";
+
+// Hosted results: written to R2 under an unguessable id (24 base62 characters, ~143 bits) and
+// served by the worker at /files/{id}.{ext}. Ids are never listed, so the URL is the capability.
+
+const RESULT_PREFIX = "results/";
+const FILE_NAME = /^([0-9A-Za-z]{24})\.([a-z]{3,4})$/;
+
+export type HostedKind = ImageFormat | "svg";
+
+const SVG_INFO = { mime: "image/svg+xml", ext: "svg" };
+
+function infoOf(kind: HostedKind): { mime: string; ext: string } {
+  return kind === "svg" ? SVG_INFO : FORMAT_INFO[kind];
+}
+
+export interface HostedFile {
+  id: string;
+  url: string;
+}
+
+export async function hostResult(bucket: R2Bucket, baseUrl: string, bytes: Uint8Array, kind: HostedKind): Promise<HostedFile> {
+  const { mime, ext } = infoOf(kind);
+  const id = randomBase62(24);
+  await bucket.put(`${RESULT_PREFIX}${id}.${ext}`, bytes, { httpMetadata: { contentType: mime } });
+  return { id, url: `${baseUrl}/files/${id}.${ext}` };
+}
+
+/** The stored object for a /files/ name, or null for a malformed or unknown name. */
+export async function openResult(bucket: R2Bucket, name: string): Promise<R2ObjectBody | null> {
+  if (!FILE_NAME.test(name)) return null;
+  return bucket.get(RESULT_PREFIX + name);
+}
