@@ -9,6 +9,7 @@ import { adminRoutes } from "./routes/admin";
 import { mountDiscovery } from "./routes/discovery";
 import { modelRoutes } from "./routes/models";
 import { fileRoutes } from "./routes/files";
+import { mountTools } from "./routes/tools";
 import { HTTPException } from "hono/http-exception";
 
 export { AccountLedger } from "../durable-objects/account-ledger";
@@ -22,6 +23,7 @@ app.route("/", accountRoutes);
 app.route("/", modelRoutes);
 app.route("/", adminRoutes);
 app.route("/", fileRoutes);
+mountTools(app);
 mountDiscovery(app);
 
 app.notFound((c) => errorResponse(c, new PixelgateError("not_found", `No endpoint ${c.req.method} ${c.req.path}.`)));

@@ -79,6 +79,12 @@ function serveFake(url: URL): Response | Promise<Response> {
     });
   }
 
+  if (path === "/echo") {
+    // Answers with exactly the bytes given as base64url in `b64`, under the Content-Type given in
+    // `type`: lets a test serve any generated file (the hostile-input corpus) from a public URL.
+    return echo(url.searchParams.get("b64") ?? "", url.searchParams.get("type"));
+  }
+
   switch (path) {
     case "/photo.png":
       return image(FAKE_PNG, "image/png");
@@ -130,6 +136,12 @@ function serveFake(url: URL): Response | Promise<Response> {
     default:
       return new Response("no such fake image", { status: 404, headers: { "Content-Type": "text/plain" } });
   }
+}
+
+function echo(b64url: string, type: string | null): Response {
+  const binary = atob(b64url.replace(/-/g, "+").replace(/_/g, "/"));
+  const bytes = Uint8Array.from(binary, (char) => char.charCodeAt(0));
+  return type === null ? new Response(bytes) : image(bytes, type);
 }
 
 function image(bytes: Uint8Array, type: string): Response {

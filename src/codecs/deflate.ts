@@ -1,0 +1,70 @@
+// zlib streams through the runtime's native CompressionStream / DecompressionStream ("deflate"
+// is the zlib format PNG uses). Streaming keeps memory flat: neither side ever holds the whole
+// uncompressed image as one extra buffer.
+
+import { PixelgateError } from "../errors.ts";
+import { invalidImage } from "./bytes.ts";
+
+/**
+ * Inflates `parts` (one zlib stream split across chunks) and hands each output chunk to
+ * `consume`, which returns true once it has everything it needs. Trailing bytes after that
+ * are ignored, as image decoders do. Fails with invalid_image on corrupt or short data.
+ */
+export async function inflateInto(parts: Uint8Array[], consume: (chunk: Uint8Array) => boolean, what: string): Promise<void> {
+  const source = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const part of parts) controller.enqueue(part);
+      controller.close();
+    },
+  });
+  const reader = source.pipeThrough(new DecompressionStream("deflate")).getReader();
+  let complete = false;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (consume(value)) {
+        complete = true;
+        break;
+      }
+    }
+  } catch (error) {
+    if (error instanceof PixelgateError) throw error;
+    throw invalidImage(`The ${what} data is corrupt.`);
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  if (!complete) throw invalidImage(`The ${what} data is truncated.`);
+}
+
+/**
+ * Deflates what `produce` writes (in pieces of any size) into zlib format and returns the
+ * compressed pieces. Backpressure is respected, so only a few pieces are in flight.
+ */
+export async function deflateFrom(produce: (write: (piece: Uint8Array) => Promise<void>) => Promise<void>): Promise<Uint8Array[]> {
+  const stream = new CompressionStream("deflate");
+  const writer = stream.writable.getWriter();
+  const reader = stream.readable.getReader();
+  const out: Uint8Array[] = [];
+  const collecting = (async () => {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      out.push(value);
+    }
+  })();
+  try {
+    await produce(async (piece) => {
+      await writer.ready;
+      writer.write(piece).catch(() => {}); // a failure surfaces through close()
+    });
+    await writer.close();
+  } catch (error) {
+    await writer.abort(error).catch(() => {});
+    throw error;
+  } finally {
+    await collecting.catch(() => {});
+  }
+  await collecting;
+  return out;
+}

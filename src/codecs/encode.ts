@@ -1,0 +1,77 @@
+// Encoding RGBA to any output format, with the spec's settings (4.13 compress, 4.14 convert).
+//
+// | format | defaults (convert)        | alpha                       | quality option (compress)               |
+// |--------|---------------------------|-----------------------------|-----------------------------------------|
+// | png    | lossless, smallest layout | kept                        | 100 lossless; 1-99 palette quantization |
+// | jpeg   | quality 80, progressive   | composited onto black       | JPEG quality                            |
+// | webp   | lossy, quality 80         | kept                        | WebP quality                            |
+// | avif   | quality 50, speed 8       | kept                        | AVIF quality                            |
+// | gif    | <= 256 colours, 1 frame   | 1-bit (alpha < 128 = clear) | ignored                                 |
+// | bmp    | 24-bit                    | composited onto black       | ignored                                 |
+// | tiff   | JPEG-compressed, q 80     | composited onto black       | ignored                                 |
+//
+// Every encoder builds the file from pixels alone, so no EXIF, ICC profile or orientation tag
+// of the input can reach the output, and only one frame is ever written.
+
+import { PixelgateError } from "../errors.ts";
+import { AVIF_MAX_SIDE, encodeAvif } from "./avif.ts";
+import { encodeBmp } from "./bmp.ts";
+import { FORMAT_INFO, type ImageFormat, type RasterImage } from "./formats.ts";
+import { encodeGif, GIF_MAX_SIDE } from "./gif.ts";
+import { encodeJpeg, JPEG_MAX_SIDE } from "./jpeg.ts";
+import { encodePng } from "./png.ts";
+import { assertRaster } from "./raster.ts";
+import { encodeTiff } from "./tiff.ts";
+import { encodeWebp, WEBP_MAX_SIDE } from "./webp.ts";
+
+export interface EncodeOptions {
+  /**
+   * 1-100, for compress. Absent: the fixed convert settings. Used by jpeg, webp, avif and png
+   * (100 = lossless, lower = fewer palette colours); ignored by gif, bmp and tiff.
+   */
+  quality?: number;
+}
+
+const ENCODERS: Record<ImageFormat, (image: RasterImage, quality: number | undefined) => Promise<Uint8Array>> = {
+  png: (image, quality) => encodePng(image, { quality }),
+  jpeg: (image, quality) => encodeJpeg(image, { quality }),
+  webp: (image, quality) => encodeWebp(image, { quality }),
+  avif: (image, quality) => encodeAvif(image, { quality }),
+  gif: (image) => encodeGif(image),
+  bmp: (image) => encodeBmp(image),
+  tiff: (image) => encodeTiff(image),
+};
+
+/** The longest side each format can store, where that is below our own pixel limit. */
+const MAX_SIDE: Partial<Record<ImageFormat, number>> = {
+  webp: WEBP_MAX_SIDE,
+  jpeg: JPEG_MAX_SIDE,
+  gif: GIF_MAX_SIDE,
+  tiff: JPEG_MAX_SIDE, // the strip is one JPEG
+  avif: AVIF_MAX_SIDE,
+};
+
+/**
+ * Encodes `image` as `format`. Does not modify `image`. Throws PixelgateError
+ * image_too_large when the format cannot hold the image's size, internal_error when an
+ * encoder fails on a valid image.
+ */
+export async function encodeImage(image: RasterImage, format: ImageFormat, options: EncodeOptions = {}): Promise<Uint8Array> {
+  assertRaster(image);
+  const maxSide = MAX_SIDE[format];
+  if (maxSide !== undefined && (image.width > maxSide || image.height > maxSide)) {
+    throw new PixelgateError(
+      "image_too_large",
+      `${FORMAT_INFO[format].label} cannot hold a ${image.width}x${image.height} image (at most ${maxSide} pixels per side).`,
+      { param: "targetFormat" },
+    );
+  }
+  const quality = options.quality === undefined ? undefined : Math.min(100, Math.max(1, Math.round(options.quality)));
+  try {
+    return await ENCODERS[format](image, quality);
+  } catch (error) {
+    if (error instanceof PixelgateError) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    throw new PixelgateError("internal_error", `Encoding ${FORMAT_INFO[format].label} failed: ${message}`);
+  }
+}

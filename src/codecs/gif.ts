@@ -1,0 +1,253 @@
+// GIF: the first frame is decoded here (a small LZW decoder); omggif writes the output.
+//
+// Reading: animation is never preserved (spec 4.14), so only the first image is parsed and
+// decoded: a long animation costs no more than its first frame, and later frames are never
+// touched. The frame is composited onto a transparent canvas the size of the logical screen
+// and clipped to it.
+// Writing: one frame, no loop extension. At most 256 colours: an exact palette when the image
+// has that few, otherwise median cut (quantize.ts). Transparency is 1-bit: alpha < 128 becomes
+// the one transparent index, everything else is opaque. GIF has no metadata we could copy.
+
+import { GifWriter } from "omggif";
+import { ByteReader, hasAscii, invalidImage } from "./bytes.ts";
+import { FORMAT_INFO, type RasterImage } from "./formats.ts";
+import { quantize } from "./quantize.ts";
+import { blankImage } from "./raster.ts";
+
+export const GIF_INFO = FORMAT_INFO.gif;
+export const GIF_MAX_COLORS = 256;
+/** GIF stores each side in 16 bits. */
+export const GIF_MAX_SIDE = 65_535;
+
+interface FirstFrame {
+  screenWidth: number;
+  screenHeight: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  interlaced: boolean;
+  palette: Uint8Array;
+  transparentIndex: number | null;
+  /** Offset of the LZW minimum code size byte. */
+  dataOffset: number;
+}
+
+/** Skips a chain of data sub-blocks starting at `offset`; returns the offset after its terminator. */
+function skipSubBlocks(r: ByteReader, offset: number): number {
+  for (let size = r.u8(offset); size !== 0; size = r.u8(offset)) offset += 1 + size;
+  return offset + 1;
+}
+
+/** Parses the logical screen and everything up to the first image descriptor. */
+function readFirstFrame(bytes: Uint8Array): FirstFrame {
+  if (!hasAscii(bytes, 0, "GIF87a") && !hasAscii(bytes, 0, "GIF89a")) throw invalidImage("The data is not a GIF (bad signature).");
+  const r = new ByteReader(bytes, true, "GIF");
+  const screenWidth = r.u16(6);
+  const screenHeight = r.u16(8);
+  const flags = r.u8(10);
+  let offset = 13;
+  let globalPalette: Uint8Array | null = null;
+  if (flags & 0x80) {
+    globalPalette = r.slice(offset, 3 << ((flags & 7) + 1));
+    offset += globalPalette.length;
+  }
+  let transparentIndex: number | null = null;
+  for (;;) {
+    const block = r.u8(offset);
+    if (block === 0x21) {
+      const label = r.u8(offset + 1);
+      if (label === 0xf9 && r.u8(offset + 2) >= 4) {
+        // Graphic Control Extension: bit 0 of its flags says whether a transparent index is set.
+        transparentIndex = r.u8(offset + 3) & 1 ? r.u8(offset + 6) : null;
+      }
+      offset = skipSubBlocks(r, offset + 2);
+    } else if (block === 0x2c) {
+      const x = r.u16(offset + 1);
+      const y = r.u16(offset + 3);
+      const width = r.u16(offset + 5);
+      const height = r.u16(offset + 7);
+      const frameFlags = r.u8(offset + 9);
+      offset += 10;
+      let palette = globalPalette;
+      if (frameFlags & 0x80) {
+        palette = r.slice(offset, 3 << ((frameFlags & 7) + 1));
+        offset += palette.length;
+      }
+      if (width === 0 || height === 0) throw invalidImage("The first GIF frame has no pixels.");
+      if (!palette) throw invalidImage("The first GIF frame has no colour table.");
+      return {
+        screenWidth,
+        screenHeight,
+        x,
+        y,
+        width,
+        height,
+        interlaced: (frameFlags & 0x40) !== 0,
+        palette,
+        transparentIndex,
+        dataOffset: offset,
+      };
+    } else if (block === 0x3b) {
+      throw invalidImage("The GIF has no image.");
+    } else {
+      throw invalidImage(`The GIF has an unknown block 0x${block.toString(16)}.`);
+    }
+  }
+}
+
+export function readGifHeader(bytes: Uint8Array): { width: number; height: number } {
+  const frame = readFirstFrame(bytes);
+  return { width: frame.screenWidth, height: frame.screenHeight };
+}
+
+export async function decodeGif(bytes: Uint8Array): Promise<RasterImage> {
+  const frame = readFirstFrame(bytes);
+  const r = new ByteReader(bytes, true, "GIF");
+  const minCodeSize = r.u8(frame.dataOffset);
+  if (minCodeSize < 2 || minCodeSize > 11) throw invalidImage("The GIF image data has an invalid code size.");
+
+  // Gather the sub-blocks into one stream. A chain that runs off the end is a cut-off file.
+  let length = 0;
+  const end = skipSubBlocks(r, frame.dataOffset + 1);
+  for (let at = frame.dataOffset + 1; at < end - 1; at += 1 + r.u8(at)) length += r.u8(at);
+  const stream = new Uint8Array(length);
+  for (let at = frame.dataOffset + 1, fill = 0; at < end - 1; at += 1 + r.u8(at)) {
+    stream.set(r.slice(at + 1, r.u8(at)), fill);
+    fill += r.u8(at);
+  }
+
+  const indices = new Uint8Array(frame.width * frame.height);
+  // A complete file whose LZW data falls short is sloppy but displayable: the rest stays
+  // transparent, as browsers show it.
+  lzwDecode(stream, minCodeSize, indices);
+
+  const image = blankImage(frame.screenWidth, frame.screenHeight);
+  const out = image.data;
+  const palette = frame.palette;
+  const colors = palette.length / 3;
+  const rows = rowOrder(frame.height, frame.interlaced);
+  for (let k = 0; k < frame.height; k++) {
+    const y = frame.y + rows[k]!;
+    if (y >= frame.screenHeight) continue;
+    for (let i = 0; i < frame.width; i++) {
+      const x = frame.x + i;
+      if (x >= frame.screenWidth) break;
+      const index = indices[k * frame.width + i]!;
+      if (index === frame.transparentIndex || index >= colors) continue;
+      const o = (y * frame.screenWidth + x) * 4;
+      out[o] = palette[index * 3]!;
+      out[o + 1] = palette[index * 3 + 1]!;
+      out[o + 2] = palette[index * 3 + 2]!;
+      out[o + 3] = 255;
+    }
+  }
+  return image;
+}
+
+/** For each stored row, the image row it belongs to (interlaced GIFs store 4 passes). */
+function rowOrder(height: number, interlaced: boolean): Uint32Array {
+  const rows = new Uint32Array(height);
+  if (!interlaced) {
+    for (let y = 0; y < height; y++) rows[y] = y;
+    return rows;
+  }
+  let k = 0;
+  for (const [start, step] of [[0, 8], [4, 8], [2, 4], [1, 2]] as const) {
+    for (let y = start; y < height; y += step) rows[k++] = y;
+  }
+  return rows;
+}
+
+/** Variable-length-code LZW as GIF uses it; fills `out` and returns how many indices it wrote. */
+function lzwDecode(stream: Uint8Array, minCodeSize: number, out: Uint8Array): number {
+  const clear = 1 << minCodeSize;
+  const endOfInformation = clear + 1;
+  const prefix = new Uint16Array(4096);
+  const suffix = new Uint8Array(4096);
+  const firstOf = new Uint8Array(4096);
+  const stack = new Uint8Array(4097);
+  for (let c = 0; c < clear; c++) {
+    suffix[c] = c;
+    firstOf[c] = c;
+  }
+  let codeSize = minCodeSize + 1;
+  let next = clear + 2;
+  let previous = -1;
+  let bits = 0;
+  let bitCount = 0;
+  let written = 0;
+  let at = 0;
+
+  while (written < out.length) {
+    while (bitCount < codeSize && at < stream.length) {
+      bits |= stream[at++]! << bitCount;
+      bitCount += 8;
+    }
+    if (bitCount < codeSize) break; // data exhausted
+    const code = bits & ((1 << codeSize) - 1);
+    bits >>>= codeSize;
+    bitCount -= codeSize;
+
+    if (code === clear) {
+      codeSize = minCodeSize + 1;
+      next = clear + 2;
+      previous = -1;
+      continue;
+    }
+    if (code === endOfInformation) break;
+    if (previous === -1) {
+      if (code >= clear) throw invalidImage("The GIF image data is corrupt.");
+      out[written++] = code;
+      previous = code;
+      continue;
+    }
+    if (code > next) throw invalidImage("The GIF image data is corrupt.");
+
+    // Emit the string for `code` (or, for the not-yet-defined code, previous + its first byte).
+    let depth = 0;
+    let c = code;
+    if (code === next) {
+      stack[depth++] = firstOf[previous]!;
+      c = previous;
+    }
+    while (c >= clear) {
+      stack[depth++] = suffix[c]!;
+      c = prefix[c]!;
+    }
+    stack[depth++] = c;
+    while (depth > 0 && written < out.length) out[written++] = stack[--depth]!;
+
+    if (next < 4096) {
+      prefix[next] = previous;
+      suffix[next] = c; // first byte of the current string
+      firstOf[next] = firstOf[previous]!;
+      next++;
+      if (next === 1 << codeSize && codeSize < 12) codeSize++;
+    }
+    previous = code;
+  }
+  return written;
+}
+
+export async function encodeGif(image: RasterImage): Promise<Uint8Array> {
+  const { width, height } = image;
+  const q = quantize(image, GIF_MAX_COLORS, "binary");
+  const entries = q.palette.length / 4;
+  // The colour table holds a power of two entries, at least 2.
+  let tableSize = 2;
+  while (tableSize < entries) tableSize *= 2;
+  const palette: number[] = new Array<number>(tableSize).fill(0);
+  for (let k = 0; k < entries; k++) {
+    palette[k] = (q.palette[k * 4]! << 16) | (q.palette[k * 4 + 1]! << 8) | q.palette[k * 4 + 2]!;
+  }
+  // Worst case LZW: one 12-bit code per pixel, plus one length byte per 255 data bytes, the
+  // colour table and the fixed blocks.
+  const worst = Math.ceil(((width * height * 12) / 8) * (256 / 255)) + tableSize * 3 + 1024;
+  const buffer = new Uint8Array(worst);
+  const writer = new GifWriter(buffer, width, height, { palette });
+  writer.addFrame(0, 0, width, height, q.indices as unknown as number[], q.transparentIndex >= 0 ? { transparent: q.transparentIndex } : {});
+  const size = writer.end();
+  // Copy out the used part so the worst-case buffer is not kept alive by the result.
+  return buffer.slice(0, size);
+}

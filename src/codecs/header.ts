@@ -1,0 +1,59 @@
+// Reading an image's size from its header, and deciding from that size alone whether the
+// worker may decode it. Nothing here touches pixel data, so an oversized or hostile image is
+// refused before it can cost memory.
+
+import { PixelgateError } from "../errors.ts";
+import { readAvifHeader } from "./avif.ts";
+import { readBmpHeader } from "./bmp.ts";
+import { invalidImage } from "./bytes.ts";
+import { FORMAT_INFO, type ImageFormat, type ImageHeader } from "./formats.ts";
+import { readGifHeader } from "./gif.ts";
+import { readJpegHeader } from "./jpeg.ts";
+import { MAX_DECODE_PIXELS, MAX_HEADER_SIDE } from "./limits.ts";
+import { readPngHeader } from "./png.ts";
+import { readTiffHeader } from "./tiff.ts";
+import { readWebpHeader } from "./webp.ts";
+
+const HEADER_READERS: Record<ImageFormat, (bytes: Uint8Array) => { width: number; height: number }> = {
+  png: readPngHeader,
+  jpeg: readJpegHeader,
+  webp: readWebpHeader,
+  avif: readAvifHeader,
+  gif: readGifHeader,
+  bmp: readBmpHeader,
+  tiff: readTiffHeader,
+};
+
+/**
+ * Width and height as the header states them (before any EXIF orientation is applied), read
+ * as `format` without decoding pixels. Throws PixelgateError invalid_image when the header is
+ * missing, truncated or malformed for that format.
+ */
+export function readHeader(bytes: Uint8Array, format: ImageFormat): ImageHeader {
+  const read = HEADER_READERS[format];
+  if (!read) throw new PixelgateError("unsupported_image_format", `Unknown image format "${String(format)}".`, { param: "image" });
+  const { width, height } = read(bytes);
+  return { format, width, height };
+}
+
+/**
+ * Throws unless an image of this header may be decoded here:
+ * - invalid_image when a side is zero, not an integer or beyond what any format can store
+ *   (a corrupt header, not a large image);
+ * - image_too_large when width x height exceeds MAX_DECODE_PIXELS (limits.ts).
+ */
+export function assertDecodable(header: ImageHeader): void {
+  const { width, height } = header;
+  const label = FORMAT_INFO[header.format]?.label ?? "image";
+  for (const side of [width, height]) {
+    if (!Number.isInteger(side) || side < 1) throw invalidImage(`The ${label} header gives the image no size (${width}x${height}).`);
+    if (side > MAX_HEADER_SIDE) throw invalidImage(`The ${label} header gives an impossible size (${width}x${height}).`);
+  }
+  if (width * height > MAX_DECODE_PIXELS) {
+    throw new PixelgateError(
+      "image_too_large",
+      `The image is ${width}x${height} (${width * height} pixels); at most ${MAX_DECODE_PIXELS} pixels can be processed.`,
+      { param: "image" },
+    );
+  }
+}

@@ -1,0 +1,559 @@
+// PNG: read and written here in TypeScript over the runtime's native zlib streams, so neither
+// direction needs a WASM instance, rows are processed as they stream (no second full-size
+// buffer), and the encoder can pick the smallest lossless layout: palette, grey, RGB or RGBA.
+//
+// Encoder settings:
+// - quality 100 (the default, and what convert uses): lossless. The layout is the smallest
+//   exact one: a palette when the image has at most 256 colours (bit-packed when at most 16),
+//   8-bit grey for grey images, RGB for opaque images, RGBA otherwise.
+// - quality 1-99 (compress): palette quantization like pngquant. Every 10 quality points double
+//   the palette: 80-99 keep 256 colours, 70 -> 128, 50 -> 32, 30 -> 8, 10 and below -> 2. Images
+//   that already fit the palette stay exact. Alpha is quantized with the colours (tRNS), so soft
+//   edges survive. The lossless file is written too and wins when it is smaller (smooth
+//   synthetic images can filter down below any palette), so compress never grows a PNG.
+// Only IHDR, PLTE, tRNS, IDAT and IEND are written: no metadata chunk is ever copied.
+
+import { ByteReader, hasAscii, invalidImage } from "./bytes.ts";
+import { crc32 } from "./crc32.ts";
+import { deflateFrom, inflateInto } from "./deflate.ts";
+import { FORMAT_INFO, type RasterImage } from "./formats.ts";
+import { quantize } from "./quantize.ts";
+import { imageHasAlpha, pixelWords } from "./raster.ts";
+
+export const PNG_INFO = FORMAT_INFO.png;
+/** Lossless unless a caller (compress) asks for less. */
+export const PNG_DEFAULT_QUALITY = 100;
+
+const SIGNATURE = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+const enum ColorType {
+  Gray = 0,
+  Rgb = 2,
+  Palette = 3,
+  GrayAlpha = 4,
+  Rgba = 6,
+}
+
+const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
+const ALLOWED_DEPTHS: Record<number, number[]> = {
+  0: [1, 2, 4, 8, 16],
+  2: [8, 16],
+  3: [1, 2, 4, 8],
+  4: [8, 16],
+  6: [8, 16],
+};
+
+interface Ihdr {
+  width: number;
+  height: number;
+  bitDepth: number;
+  colorType: ColorType;
+  interlaced: boolean;
+}
+
+function readIhdr(bytes: Uint8Array): Ihdr {
+  const r = new ByteReader(bytes, false, "PNG");
+  for (let i = 0; i < 8; i++) if (r.u8(i) !== SIGNATURE[i]) throw invalidImage("The data is not a PNG (bad signature).");
+  if (r.u32(8) !== 13 || !hasAscii(bytes, 12, "IHDR")) throw invalidImage("The PNG does not start with an IHDR chunk.");
+  const ihdr: Ihdr = {
+    width: r.u32(16),
+    height: r.u32(20),
+    bitDepth: r.u8(24),
+    colorType: r.u8(25),
+    interlaced: r.u8(28) === 1,
+  };
+  if (!ALLOWED_DEPTHS[ihdr.colorType]?.includes(ihdr.bitDepth)) {
+    throw invalidImage(`The PNG has an invalid colour type ${ihdr.colorType} / bit depth ${ihdr.bitDepth}.`);
+  }
+  if (r.u8(26) !== 0 || r.u8(27) !== 0 || r.u8(28) > 1) throw invalidImage("The PNG header names an unknown method.");
+  return ihdr;
+}
+
+export function readPngHeader(bytes: Uint8Array): { width: number; height: number } {
+  const { width, height } = readIhdr(bytes);
+  return { width, height };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoding
+
+/** Adam7 passes as [x0, y0, dx, dy]; a non-interlaced image is one pass over everything. */
+const ADAM7 = [
+  [0, 0, 8, 8],
+  [4, 0, 8, 8],
+  [0, 4, 4, 8],
+  [2, 0, 4, 4],
+  [0, 2, 2, 4],
+  [1, 0, 2, 2],
+  [0, 1, 1, 2],
+] as const;
+
+export async function decodePng(bytes: Uint8Array): Promise<RasterImage> {
+  const ihdr = readIhdr(bytes);
+  const { width, height, bitDepth, colorType } = ihdr;
+  const r = new ByteReader(bytes, false, "PNG");
+
+  let palette: Uint8Array | null = null;
+  let trns: Uint8Array | null = null;
+  const idat: Uint8Array[] = [];
+  for (let offset = 33; ; ) {
+    const length = r.u32(offset);
+    const type = r.ascii(offset + 4, 4);
+    const data = r.slice(offset + 8, length);
+    r.u32(offset + 8 + length); // the CRC must be there: a cut-off file is refused
+    if (type === "IDAT") idat.push(data);
+    else if (type === "PLTE") palette = data;
+    else if (type === "tRNS") trns = data;
+    else if (type === "IEND") break;
+    offset += 12 + length;
+  }
+  if (idat.length === 0) throw invalidImage("The PNG has no image data.");
+  if (colorType === ColorType.Palette && !palette) throw invalidImage("The PNG has a palette image but no palette.");
+
+  const out = new Uint8ClampedArray(width * height * 4);
+  const emit = rowWriter(ihdr, out, palette, trns);
+  const bitsPerPixel = CHANNELS[colorType]! * bitDepth;
+  const bpp = Math.max(1, bitsPerPixel >> 3);
+
+  const passes = (ihdr.interlaced ? ADAM7 : [[0, 0, 1, 1] as const])
+    .map(([x0, y0, dx, dy]) => ({
+      x0,
+      y0,
+      dx,
+      dy,
+      w: Math.ceil((width - x0) / dx),
+      h: Math.ceil((height - y0) / dy),
+    }))
+    .filter((p) => p.w > 0 && p.h > 0);
+
+  let passIndex = 0;
+  let pass = passes[0]!;
+  let rowBytes = Math.ceil((pass.w * bitsPerPixel) / 8);
+  let cur = new Uint8Array(rowBytes + 1);
+  let prev = new Uint8Array(rowBytes + 1);
+  let filled = 0;
+  let row = 0;
+
+  await inflateInto(
+    idat,
+    (chunk) => {
+      let at = 0;
+      while (at < chunk.length) {
+        const take = Math.min(rowBytes + 1 - filled, chunk.length - at);
+        cur.set(chunk.subarray(at, at + take), filled);
+        filled += take;
+        at += take;
+        if (filled < rowBytes + 1) break;
+        unfilter(cur, prev, bpp);
+        emit(cur.subarray(1), pass, row);
+        [cur, prev] = [prev, cur];
+        filled = 0;
+        if (++row === pass.h) {
+          if (++passIndex === passes.length) return true;
+          pass = passes[passIndex]!;
+          rowBytes = Math.ceil((pass.w * bitsPerPixel) / 8);
+          cur = new Uint8Array(rowBytes + 1);
+          prev = new Uint8Array(rowBytes + 1); // each pass starts with an all-zero "previous" row
+          row = 0;
+        }
+      }
+      return false;
+    },
+    "PNG image",
+  );
+  return { width, height, data: out };
+}
+
+/** Undoes the row filter in place. `line[0]` is the filter type; `prev` the previous raw row. */
+function unfilter(line: Uint8Array, prev: Uint8Array, bpp: number): void {
+  const n = line.length;
+  switch (line[0]) {
+    case 0:
+      return;
+    case 1:
+      for (let i = 1 + bpp; i < n; i++) line[i] = line[i]! + line[i - bpp]!;
+      return;
+    case 2:
+      for (let i = 1; i < n; i++) line[i] = line[i]! + prev[i]!;
+      return;
+    case 3:
+      for (let i = 1; i < n; i++) {
+        const left = i > bpp ? line[i - bpp]! : 0;
+        line[i] = line[i]! + ((left + prev[i]!) >> 1);
+      }
+      return;
+    case 4:
+      for (let i = 1; i < n; i++) {
+        const a = i > bpp ? line[i - bpp]! : 0;
+        const c = i > bpp ? prev[i - bpp]! : 0;
+        line[i] = line[i]! + paeth(a, prev[i]!, c);
+      }
+      return;
+    default:
+      throw invalidImage(`The PNG uses an unknown row filter ${line[0]}.`);
+  }
+}
+
+function paeth(a: number, b: number, c: number): number {
+  const p = a + b - c;
+  const pa = Math.abs(p - a);
+  const pb = Math.abs(p - b);
+  const pc = Math.abs(p - c);
+  return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+}
+
+type Pass = { x0: number; y0: number; dx: number; dy: number; w: number };
+
+/** Returns a function that converts one unfiltered row of a pass into RGBA in `out`. */
+function rowWriter(
+  ihdr: Ihdr,
+  out: Uint8ClampedArray,
+  palette: Uint8Array | null,
+  trns: Uint8Array | null,
+): (raw: Uint8Array, pass: Pass, row: number) => void {
+  const { width, bitDepth, colorType } = ihdr;
+  const sixteen = bitDepth === 16;
+  // tRNS for grey / RGB names one exact sample value (at full bit depth) that is transparent.
+  const key = trns && colorType !== ColorType.Palette ? trnsKey(trns, colorType) : null;
+
+  return (raw, pass, row) => {
+    const y = pass.y0 + row * pass.dy;
+    let o = (y * width + pass.x0) * 4;
+    const step = pass.dx * 4;
+    const w = pass.w;
+    switch (colorType) {
+      case ColorType.Rgba:
+        if (!sixteen && pass.dx === 1) {
+          out.set(raw.subarray(0, w * 4), o);
+          return;
+        }
+        for (let i = 0, s = 0, bps = sixteen ? 2 : 1; i < w; i++, o += step, s += 4 * bps) {
+          out[o] = raw[s]!;
+          out[o + 1] = raw[s + bps]!;
+          out[o + 2] = raw[s + 2 * bps]!;
+          out[o + 3] = raw[s + 3 * bps]!;
+        }
+        return;
+      case ColorType.Rgb:
+        for (let i = 0, s = 0, bps = sixteen ? 2 : 1; i < w; i++, o += step, s += 3 * bps) {
+          out[o] = raw[s]!;
+          out[o + 1] = raw[s + bps]!;
+          out[o + 2] = raw[s + 2 * bps]!;
+          let alpha = 255;
+          if (key) {
+            const r = sixteen ? (raw[s]! << 8) | raw[s + 1]! : raw[s]!;
+            const g = sixteen ? (raw[s + 2]! << 8) | raw[s + 3]! : raw[s + 1]!;
+            const b = sixteen ? (raw[s + 4]! << 8) | raw[s + 5]! : raw[s + 2]!;
+            if (r === key[0] && g === key[1] && b === key[2]) alpha = 0;
+          }
+          out[o + 3] = alpha;
+        }
+        return;
+      case ColorType.GrayAlpha:
+        for (let i = 0, s = 0, bps = sixteen ? 2 : 1; i < w; i++, o += step, s += 2 * bps) {
+          out[o] = out[o + 1] = out[o + 2] = raw[s]!;
+          out[o + 3] = raw[s + bps]!;
+        }
+        return;
+      case ColorType.Gray: {
+        const scale = 255 / ((1 << Math.min(bitDepth, 8)) - 1);
+        for (let i = 0; i < w; i++, o += step) {
+          const sample = sixteen ? (raw[i * 2]! << 8) | raw[i * 2 + 1]! : packed(raw, i, bitDepth);
+          const v = sixteen ? raw[i * 2]! : Math.round(sample * scale);
+          out[o] = out[o + 1] = out[o + 2] = v;
+          out[o + 3] = key && sample === key[0] ? 0 : 255;
+        }
+        return;
+      }
+      case ColorType.Palette: {
+        const entries = palette!.length / 3;
+        for (let i = 0; i < w; i++, o += step) {
+          const index = packed(raw, i, bitDepth);
+          if (index < entries) {
+            out[o] = palette![index * 3]!;
+            out[o + 1] = palette![index * 3 + 1]!;
+            out[o + 2] = palette![index * 3 + 2]!;
+            out[o + 3] = trns && index < trns.length ? trns[index]! : 255;
+          } else {
+            // An index past the palette: libpng shows it as opaque black.
+            out[o] = out[o + 1] = out[o + 2] = 0;
+            out[o + 3] = 255;
+          }
+        }
+        return;
+      }
+    }
+  };
+}
+
+/** Sample i of a row packed at 1, 2, 4 or 8 bits, most significant bits first. */
+function packed(raw: Uint8Array, i: number, depth: number): number {
+  if (depth === 8) return raw[i]!;
+  const bit = i * depth;
+  return (raw[bit >> 3]! >> (8 - depth - (bit & 7))) & ((1 << depth) - 1);
+}
+
+function trnsKey(trns: Uint8Array, colorType: ColorType): number[] | null {
+  const r = new ByteReader(trns, false, "PNG tRNS chunk");
+  if (colorType === ColorType.Gray && trns.length >= 2) return [r.u16(0)];
+  if (colorType === ColorType.Rgb && trns.length >= 6) return [r.u16(0), r.u16(2), r.u16(4)];
+  return null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encoding
+
+export interface PngEncodeOptions {
+  /** 100 = lossless (default); 1-99 = palette quantization, see the top of this file. */
+  quality?: number;
+}
+
+/** Palette size for a compress quality below 100: every 10 points double it, 2 to 256. */
+export function paletteSizeForQuality(quality: number): number {
+  return Math.max(2, Math.min(256, Math.round(2 ** (quality / 10))));
+}
+
+/** What the encoder writes: the colour type, its bit depth and how to produce each raw row. */
+interface Layout {
+  colorType: ColorType;
+  bitDepth: number;
+  rowBytes: number;
+  /** Bytes per complete pixel for the filters (1 for sub-byte depths). */
+  bpp: number;
+  /** Adaptive filtering pays off for continuous-tone rows; palette rows compress best unfiltered. */
+  filter: boolean;
+  plte?: Uint8Array;
+  trns?: Uint8Array;
+  fillRow: (y: number, raw: Uint8Array) => void;
+}
+
+export async function encodePng(image: RasterImage, options: PngEncodeOptions = {}): Promise<Uint8Array> {
+  const quality = Math.round(options.quality ?? PNG_DEFAULT_QUALITY);
+  const lossless = await writePng(image, losslessLayout(image));
+  if (quality >= 100) return lossless;
+  // Smooth synthetic images can filter down to less than any palette: quantizing must never
+  // make the file bigger, so the lossless file stands when it is already the smaller one.
+  const quantized = await writePng(image, paletteLayout(image, quantize(image, paletteSizeForQuality(quality), "full")));
+  return quantized.length < lossless.length ? quantized : lossless;
+}
+
+/** IDAT chunks are cut at this size: readers handle any size, and it bounds CRC work per chunk. */
+const IDAT_MAX = 1 << 20;
+
+async function writePng(image: RasterImage, layout: Layout): Promise<Uint8Array> {
+  const { width, height } = image;
+  const compressed = await deflateFrom(async (write) => {
+    // Rows go to the compressor in batches of about 256 KB: few calls, bounded memory.
+    const rowsPerBatch = Math.max(1, Math.floor((256 * 1024) / (layout.rowBytes + 1)));
+    const raw = new Uint8Array(layout.rowBytes);
+    const rawPrev = new Uint8Array(layout.rowBytes); // the row above, unfiltered (zeros at the top)
+    for (let y0 = 0; y0 < height; y0 += rowsPerBatch) {
+      const rows = Math.min(rowsPerBatch, height - y0);
+      const batch = new Uint8Array(rows * (layout.rowBytes + 1));
+      for (let k = 0; k < rows; k++) {
+        layout.fillRow(y0 + k, raw);
+        const target = batch.subarray(k * (layout.rowBytes + 1), (k + 1) * (layout.rowBytes + 1));
+        if (layout.filter) filterRow(raw, rawPrev, layout.bpp, target);
+        else target.set(raw, 1);
+        rawPrev.set(raw);
+      }
+      await write(batch);
+    }
+  });
+  const dataLength = compressed.reduce((n, part) => n + part.length, 0);
+  const idatCount = Math.max(1, Math.ceil(dataLength / IDAT_MAX));
+
+  const ihdr = new Uint8Array(13);
+  const view = new DataView(ihdr.buffer);
+  view.setUint32(0, width);
+  view.setUint32(4, height);
+  ihdr[8] = layout.bitDepth;
+  ihdr[9] = layout.colorType;
+  const small: [string, Uint8Array][] = [["IHDR", ihdr]];
+  if (layout.plte) small.push(["PLTE", layout.plte]);
+  if (layout.trns) small.push(["tRNS", layout.trns]);
+
+  const total = SIGNATURE.length + small.reduce((n, [, data]) => n + 12 + data.length, 0) + 12 * idatCount + dataLength + 12;
+  const out = new Uint8Array(total);
+  const outView = new DataView(out.buffer);
+  out.set(SIGNATURE, 0);
+  let at = SIGNATURE.length;
+  const chunk = (type: string, length: number, fill: (target: Uint8Array) => void): void => {
+    outView.setUint32(at, length);
+    out.set(CHUNK_TYPES[type]!, at + 4);
+    fill(out.subarray(at + 8, at + 8 + length));
+    outView.setUint32(at + 8 + length, crc32(out.subarray(at + 4, at + 8 + length)));
+    at += 12 + length;
+  };
+  for (const [type, data] of small) chunk(type, data.length, (target) => target.set(data));
+  // The compressed pieces are copied straight into IDAT chunks of up to IDAT_MAX bytes.
+  let piece = 0;
+  let pieceAt = 0;
+  let remaining = dataLength;
+  for (let k = 0; k < idatCount; k++) {
+    const length = Math.min(IDAT_MAX, remaining);
+    chunk("IDAT", length, (target) => {
+      for (let filled = 0; filled < length; ) {
+        const source = compressed[piece]!;
+        const take = Math.min(length - filled, source.length - pieceAt);
+        target.set(source.subarray(pieceAt, pieceAt + take), filled);
+        filled += take;
+        pieceAt += take;
+        if (pieceAt === source.length) {
+          piece++;
+          pieceAt = 0;
+        }
+      }
+    });
+    remaining -= length;
+  }
+  chunk("IEND", 0, () => {});
+  return out;
+}
+
+const CHUNK_TYPES: Record<string, Uint8Array> = Object.fromEntries(
+  ["IHDR", "PLTE", "tRNS", "IDAT", "IEND"].map((t) => [t, new TextEncoder().encode(t)]),
+);
+
+/**
+ * Writes filter byte + filtered row into `target`, choosing per row the filter with the
+ * smallest sum of absolute (signed) residuals: the usual heuristic, and a good one.
+ */
+function filterRow(raw: Uint8Array, prev: Uint8Array, bpp: number, target: Uint8Array): void {
+  const n = raw.length;
+  let sSub = 0, sUp = 0, sAvg = 0, sPaeth = 0, sNone = 0;
+  for (let i = 0; i < n; i++) {
+    const x = raw[i]!;
+    const a = i >= bpp ? raw[i - bpp]! : 0;
+    const b = prev[i]!;
+    const c = i >= bpp ? prev[i - bpp]! : 0;
+    sNone += x < 128 ? x : 256 - x;
+    let d = (x - a) & 0xff;
+    sSub += d < 128 ? d : 256 - d;
+    d = (x - b) & 0xff;
+    sUp += d < 128 ? d : 256 - d;
+    d = (x - ((a + b) >> 1)) & 0xff;
+    sAvg += d < 128 ? d : 256 - d;
+    d = (x - paeth(a, b, c)) & 0xff;
+    sPaeth += d < 128 ? d : 256 - d;
+  }
+  let type = 0;
+  let best = sNone;
+  if (sSub < best) [type, best] = [1, sSub];
+  if (sUp < best) [type, best] = [2, sUp];
+  if (sAvg < best) [type, best] = [3, sAvg];
+  if (sPaeth < best) [type, best] = [4, sPaeth];
+  target[0] = type;
+  for (let i = 0; i < n; i++) {
+    const x = raw[i]!;
+    const a = i >= bpp ? raw[i - bpp]! : 0;
+    const b = prev[i]!;
+    switch (type) {
+      case 0: target[i + 1] = x; break;
+      case 1: target[i + 1] = x - a; break;
+      case 2: target[i + 1] = x - b; break;
+      case 3: target[i + 1] = x - ((a + b) >> 1); break;
+      default: target[i + 1] = x - paeth(a, b, i >= bpp ? prev[i - bpp]! : 0);
+    }
+  }
+}
+
+/** The smallest exact layout for this image. */
+function losslessLayout(image: RasterImage): Layout {
+  const { width, data } = image;
+  const words = pixelWords(data);
+  const alpha = imageHasAlpha(image);
+  let gray = true;
+  for (let i = 0; i < words.length && gray; i++) {
+    const w = words[i]!;
+    gray = (w & 0xff) === ((w >>> 8) & 0xff) && (w & 0xff) === ((w >>> 16) & 0xff);
+  }
+  // A palette wins outright when few colours allow packing below 8 bits; for grey images an
+  // 8-bit grey channel filters (and so compresses) better than palette indices.
+  const exact = countColorsUpTo(words, 256);
+  if (exact !== null && (exact <= 16 || !gray)) {
+    return paletteLayout(image, quantize(image, 256, "full"));
+  }
+  if (gray && !alpha) {
+    return {
+      colorType: ColorType.Gray, bitDepth: 8, rowBytes: width, bpp: 1, filter: true,
+      fillRow: (y, raw) => {
+        for (let x = 0, s = y * width * 4; x < width; x++, s += 4) raw[x] = data[s]!;
+      },
+    };
+  }
+  if (gray) {
+    return {
+      colorType: ColorType.GrayAlpha, bitDepth: 8, rowBytes: width * 2, bpp: 2, filter: true,
+      fillRow: (y, raw) => {
+        for (let x = 0, s = y * width * 4; x < width; x++, s += 4) {
+          raw[x * 2] = data[s]!;
+          raw[x * 2 + 1] = data[s + 3]!;
+        }
+      },
+    };
+  }
+  if (!alpha) {
+    return {
+      colorType: ColorType.Rgb, bitDepth: 8, rowBytes: width * 3, bpp: 3, filter: true,
+      fillRow: (y, raw) => {
+        for (let x = 0, s = y * width * 4, d = 0; x < width; x++, s += 4, d += 3) {
+          raw[d] = data[s]!;
+          raw[d + 1] = data[s + 1]!;
+          raw[d + 2] = data[s + 2]!;
+        }
+      },
+    };
+  }
+  return {
+    colorType: ColorType.Rgba, bitDepth: 8, rowBytes: width * 4, bpp: 4, filter: true,
+    fillRow: (y, raw) => raw.set(data.subarray(y * width * 4, (y + 1) * width * 4)),
+  };
+}
+
+function countColorsUpTo(words: Uint32Array, limit: number): number | null {
+  const seen = new Set<number>();
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    // All fully transparent pixels are one colour, whatever RGB they store.
+    seen.add(w >>> 24 === 0 ? 0 : w);
+    if (seen.size > limit) return null;
+  }
+  return seen.size;
+}
+
+function paletteLayout(image: RasterImage, q: ReturnType<typeof quantize>): Layout {
+  const { width } = image;
+  const entries = q.palette.length / 4;
+  const bitDepth = entries <= 2 ? 1 : entries <= 4 ? 2 : entries <= 16 ? 4 : 8;
+  const plte = new Uint8Array(entries * 3);
+  for (let k = 0; k < entries; k++) plte.set(q.palette.subarray(k * 4, k * 4 + 3), k * 3);
+  // tRNS only needs to reach the last entry that is not fully opaque.
+  let last = -1;
+  for (let k = 0; k < entries; k++) if (q.palette[k * 4 + 3]! < 255) last = k;
+  const trns = last >= 0 ? new Uint8Array(last + 1) : undefined;
+  if (trns) for (let k = 0; k <= last; k++) trns[k] = q.palette[k * 4 + 3]!;
+  const indices = q.indices;
+  const perByte = 8 / bitDepth;
+  return {
+    colorType: ColorType.Palette,
+    bitDepth,
+    rowBytes: Math.ceil(width / perByte),
+    bpp: 1,
+    filter: false,
+    plte,
+    trns,
+    fillRow: (y, raw) => {
+      const row = indices.subarray(y * width, (y + 1) * width);
+      if (bitDepth === 8) {
+        raw.set(row);
+        return;
+      }
+      raw.fill(0);
+      for (let x = 0; x < width; x++) {
+        const k = (x / perByte) | 0;
+        raw[k] = raw[k]! | (row[x]! << (8 - bitDepth * ((x % perByte) + 1)));
+      }
+    },
+  };
+}

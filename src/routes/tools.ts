@@ -1,0 +1,115 @@
+import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import type { Context, MiddlewareHandler } from "hono";
+import { requireKey } from "../auth/authenticate";
+import { rejectCall, runBilledCall, type BilledCall } from "../billing/billed-call";
+import type { AppEnv } from "../env";
+import type { ErrorCode } from "../errors";
+import { publicBaseUrl } from "../http/envelope";
+import { requireJsonBody } from "../http/json-body";
+import { setRateLimitHeaders } from "../http/rate-limit";
+import { validationError } from "../http/validation";
+import { API_KEY_SECURITY, AUTH_ERRORS, errorResponses, jsonOk } from "../schemas/common";
+import { TOOLS } from "../tools/registry";
+import type { AnyTool, Family } from "../tools/types";
+import type { UsageSource } from "../usage/log";
+
+// POST /v1/<tool> and /playground/<tool> for every tool in the registry: a thin adapter that
+// turns the HTTP request into a BilledCall and the outcome into the result envelope (spec 2.4).
+
+const BILLED_CALL_ERRORS: ErrorCode[] = [
+  ...AUTH_ERRORS,
+  "missing_parameter",
+  "invalid_parameter",
+  "insufficient_credits",
+  "request_too_large",
+  "internal_error",
+];
+
+/** The CLI tags its requests so the usage log can say where a call came from. */
+function sourceOf(c: Context<AppEnv>): UsageSource {
+  return c.req.header("X-Pixelgate-Source")?.toLowerCase() === "cli" ? "cli" : "rest";
+}
+
+function billedCallOf(c: Context<AppEnv>, tool: AnyTool, family: Family, input: unknown): BilledCall {
+  const { account, key } = c.var.caller;
+  return {
+    tool,
+    input,
+    key,
+    ctx: { env: c.env, family, account, requestId: c.var.requestId, source: sourceOf(c), baseUrl: publicBaseUrl(c), startedAt: Date.now() },
+    onWindow: (window) => setRateLimitHeaders(c, window),
+  };
+}
+
+/** A body that is not JSON is a rejected call too: counted, logged, free. */
+function toolJsonBody(tool: AnyTool, family: Family): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    try {
+      await requireJsonBody(c, async () => {});
+    } catch (error) {
+      throw await rejectCall(billedCallOf(c, tool, family, undefined), error);
+    }
+    await next();
+  };
+}
+
+async function refuseInvalidBody(
+  c: Context<AppEnv>,
+  tool: AnyTool,
+  family: Family,
+  failure: Parameters<typeof validationError>[0],
+): Promise<never> {
+  throw await rejectCall(billedCallOf(c, tool, family, failure.data), validationError(failure));
+}
+
+function pascal(name: string): string {
+  return name.replace(/(^|_)([a-z])/g, (_, __, letter: string) => letter.toUpperCase());
+}
+
+function responseSchema(tool: AnyTool, family: Family) {
+  const credits = { deductedCredits: z.number().int(), userCredits: z.number().int() };
+  return z
+    .object({
+      success: z.literal(true),
+      message: z.string(),
+      ...credits,
+      result: z.intersection(tool.result(family), z.object(credits)),
+    })
+    .openapi(`${pascal(tool.name)}${family === "v1" ? "" : "Playground"}Response`);
+}
+
+function mountTool(app: OpenAPIHono<AppEnv>, tool: AnyTool, family: Family): void {
+  const route = createRoute({
+    method: "post",
+    path: tool.paths[family],
+    tags: [family === "v1" ? "Tools" : "Playground"],
+    summary: tool.summary,
+    description: `${tool.description}\n\nMCP tool: \`${tool.name}\`.`,
+    security: API_KEY_SECURITY,
+    middleware: [requireKey({ meter: false }), toolJsonBody(tool, family)] as const,
+    request: { body: { required: true, content: { "application/json": { schema: tool.input(family) } } } },
+    responses: {
+      200: jsonOk(responseSchema(tool, family), "The result, the credits taken and the balance left."),
+      ...errorResponses(...BILLED_CALL_ERRORS, ...(tool.errors ?? [])),
+    },
+  });
+  app.openapi(
+    route,
+    async (c) => {
+      const outcome = await runBilledCall(billedCallOf(c, tool, family, c.req.valid("json")));
+      const credits = { deductedCredits: outcome.deductedCredits, userCredits: outcome.userCredits };
+      return c.json({ success: true as const, message: outcome.message, ...credits, result: { ...outcome.result, ...credits } }, 200);
+    },
+    // A body that fails the schema is a rejected call: counted, logged, free.
+    (result, c) => {
+      if (result.success) return undefined;
+      return refuseInvalidBody(c, tool, family, result as Parameters<typeof validationError>[0]);
+    },
+  );
+}
+
+export function mountTools(app: OpenAPIHono<AppEnv>): void {
+  for (const tool of TOOLS) {
+    for (const family of ["v1", "playground"] as const) mountTool(app, tool, family);
+  }
+}

@@ -1,0 +1,54 @@
+import { assertDecodable, readHeader, sniffFormat } from "../codecs";
+import type { ImageFormat } from "../codecs/formats";
+import { PixelgateError } from "../errors";
+import { loadImageBytes, pickImageField } from "../images/input";
+import { formatLatency } from "../usage/log";
+import { Buffer } from "node:buffer";
+
+// The input image of a tool, checked before any charge: bytes loaded (data URI, base64 or https
+// URL), format sniffed from magic bytes, dimensions read from the header and held to the pixel
+// limit. Pixels are decoded only later, after the reservation.
+
+export interface SourceImage {
+  bytes: Uint8Array;
+  format: ImageFormat;
+  width: number;
+  height: number;
+}
+
+export const imageFields = {
+  description: "An https URL or a base64 data URI (bare base64 works too). `imageBase64` is an alias.",
+};
+
+export async function sourceImageOf(body: { image?: unknown; imageBase64?: unknown }): Promise<SourceImage> {
+  const { value, param } = pickImageField(body);
+  const { bytes } = await loadImageBytes(value, { param });
+  const format = sniffFormat(bytes);
+  if (format === "svg") {
+    throw new PixelgateError("unsupported_image_format", "SVG input is not accepted; send a raster image (PNG, JPEG, WebP, AVIF, GIF, BMP or TIFF).", { param });
+  }
+  if (format === null) {
+    throw new PixelgateError("unsupported_image_format", "The image is not PNG, JPEG, WebP, AVIF, GIF, BMP or TIFF.", { param });
+  }
+  const header = readHeader(bytes, format);
+  assertDecodable(header);
+  return { bytes, format, width: header.width, height: header.height };
+}
+
+/** `<n> KB`, the form the spec shows sizes in. */
+export function kilobytes(byteCount: number): string {
+  return `${(byteCount / 1024).toFixed(2)} KB`;
+}
+
+export function dataUri(bytes: Uint8Array, mime: string): string {
+  return `data:${mime};base64,${base64Of(bytes)}`;
+}
+
+export function base64Of(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
+}
+
+/** Seconds with an `s` suffix, as results show latency. */
+export function latencySince(startedAt: number): string {
+  return formatLatency(Date.now() - startedAt);
+}

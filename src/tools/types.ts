@@ -1,0 +1,67 @@
+import type { z } from "@hono/zod-openapi";
+import type { Account } from "../accounts/repository";
+import type { Env } from "../env";
+import type { ErrorCode } from "../errors";
+import type { UsageSource } from "../usage/log";
+
+// One tool, defined once (architecture.md): its MCP name, its REST paths, its input schema, its
+// price, and the work. REST, batch and MCP are thin adapters over these definitions.
+
+/** The two REST path families. They differ in a few accepted values and result shapes. */
+export type Family = "v1" | "playground";
+
+export interface ToolContext {
+  env: Env;
+  family: Family;
+  account: Account;
+  requestId: string;
+  source: UsageSource;
+  /** Host for returned file URLs (PUBLIC_BASE_URL or the request's origin). */
+  baseUrl: string;
+  /** When the request arrived: results report the wall-clock latency from here. */
+  startedAt: number;
+}
+
+/** What a tool's run produced, before the surface adds the credit fields. */
+export interface ToolOutput<Result> {
+  message: string;
+  result: Result;
+}
+
+/** What the usage log records about a call. */
+export interface CallSummary {
+  model: string;
+  prompt: string;
+}
+
+export interface ToolDefinition<Input = unknown, Prepared = unknown, Result = Record<string, unknown>> {
+  /** The MCP tool name; also the `tool` of batch items and usage-log entries. */
+  name: string;
+  paths: Record<Family, string>;
+  summary: string;
+  description: string;
+  /** Errors this tool answers besides the ones every billed call can (billing/errors). */
+  errors?: ErrorCode[];
+  /** The request body schema. Families may accept different values (convert-format). */
+  input(family: Family): z.ZodType<Input>;
+  /** The `result` object's schema, for the OpenAPI document. */
+  result(family: Family): z.ZodType<Result>;
+  /**
+   * Everything that must hold before credits are taken: loading and checking the input image,
+   * choosing the model, the safety screen. A failure here costs nothing.
+   */
+  prepare(input: Input, ctx: ToolContext): Promise<Prepared>;
+  /** Credits for this call; flat per call (spec 8). */
+  price(prepared: Prepared): number;
+  summarize(input: Input, prepared?: Prepared): CallSummary;
+  /** The work itself, after the credits were taken. */
+  run(prepared: Prepared, ctx: ToolContext): Promise<ToolOutput<Result>>;
+}
+
+/** Erases the type parameters so definitions of different shapes fit one list. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the registry holds tools of different input types
+export type AnyTool = ToolDefinition<any, any, any>;
+
+export function defineTool<Input, Prepared, Result>(tool: ToolDefinition<Input, Prepared, Result>): AnyTool {
+  return tool;
+}

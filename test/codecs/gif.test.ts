@@ -1,0 +1,98 @@
+// GIF: first frame only, 1-bit transparency, quantization to at most 256 colours.
+
+import { describe, expect, it } from "vitest";
+import { decodeImage, encodeImage, readHeader } from "../../src/codecs/index.ts";
+import { GifReader, GifWriter } from "omggif";
+import { animatedGif, distinctColors, gradient, image, interlacedGif, meanDiff, pixelAt, quadrants } from "./support.ts";
+
+describe("GIF input", () => {
+  it("an animated GIF decodes to its first frame, composited on transparent", async () => {
+    const gif = animatedGif(8, 6);
+    expect(new GifReader(gif).numFrames()).toBe(2); // the fixture is really animated
+    const decoded = await decodeImage(gif, readHeader(gif, "gif"));
+    expect(pixelAt(decoded, 0, 0)).toEqual([0, 0, 0, 0]); // frame 1's transparent index
+    expect(pixelAt(decoded, 1, 0)).toEqual([255, 0, 0, 255]); // frame 1 is red, frame 2 blue
+    expect(pixelAt(decoded, 7, 5)).toEqual([255, 0, 0, 255]);
+  });
+
+  it("GIF to GIF keeps only the first frame", async () => {
+    const gif = animatedGif(8, 6);
+    const out = await encodeImage(await decodeImage(gif, readHeader(gif, "gif")), "gif");
+    const reader = new GifReader(out);
+    expect(reader.numFrames()).toBe(1);
+    expect(reader.loopCount()).toBeNull(); // no NETSCAPE loop extension either
+    const again = await decodeImage(out, readHeader(out, "gif"));
+    expect(pixelAt(again, 0, 0)[3]).toBe(0);
+    expect(pixelAt(again, 3, 3)).toEqual([255, 0, 0, 255]);
+  });
+
+  it("decodes an interlaced GIF into the right rows", async () => {
+    const width = 4;
+    const height = 11; // touches all four interlace passes
+    const indices = Array.from({ length: width * height }, (_, i) => Math.floor(i / width) % 4);
+    const palette = [0x000000, 0xff0000, 0x00ff00, 0x0000ff];
+    const gif = interlacedGif(width, height, indices, palette);
+    const decoded = await decodeImage(gif, readHeader(gif, "gif"));
+    for (let y = 0; y < height; y++) {
+      const p = palette[y % 4]!;
+      expect(pixelAt(decoded, 2, y), `row ${y}`).toEqual([(p >> 16) & 255, (p >> 8) & 255, p & 255, 255]);
+    }
+  });
+
+  it("a frame reaching past the logical screen is clipped to it", async () => {
+    // An 8 x 6 frame, red where x < 5 and blue beyond, on a logical screen shrunk to 5 x 4.
+    const buf = new Uint8Array(1024);
+    const writer = new GifWriter(buf, 8, 6, { palette: [0xff0000, 0x0000ff] });
+    writer.addFrame(0, 0, 8, 6, Array.from({ length: 48 }, (_, i) => (i % 8 < 5 ? 0 : 1)));
+    const gif = buf.slice(0, writer.end());
+    gif[6] = 5;
+    gif[8] = 4;
+    const decoded = await decodeImage(gif, readHeader(gif, "gif"));
+    expect([decoded.width, decoded.height]).toEqual([5, 4]);
+    // Wrapping the frame's rows into the narrower screen would bring blue in.
+    for (let y = 0; y < 4; y++) for (let x = 0; x < 5; x++) expect(pixelAt(decoded, x, y)).toEqual([255, 0, 0, 255]);
+  });
+});
+
+describe("GIF output", () => {
+  it("few colours give an exact palette", async () => {
+    const source = quadrants(20, 10);
+    const out = await encodeImage(source, "gif");
+    const decoded = await decodeImage(out, readHeader(out, "gif"));
+    expect(decoded.data).toEqual(source.data);
+  });
+
+  it("many colours are quantized to at most 256, deterministically", async () => {
+    const source = gradient(128, 96);
+    expect(distinctColors(source)).toBeGreaterThan(5000);
+    const a = await encodeImage(source, "gif");
+    const b = await encodeImage(source, "gif");
+    expect(a).toEqual(b);
+    const decoded = await decodeImage(a, readHeader(a, "gif"));
+    expect(distinctColors(decoded)).toBeLessThanOrEqual(256);
+    expect(distinctColors(decoded)).toBeGreaterThan(128); // the palette is actually used
+    expect(meanDiff(source, decoded)).toBeLessThan(4);
+  });
+
+  it("keeps a transparent index beside 255 opaque colours", async () => {
+    const source = gradient(64, 64);
+    for (let i = 0; i < 64; i++) source.data[(i * 64 + i) * 4 + 3] = 0; // transparent diagonal
+    const out = await encodeImage(source, "gif");
+    const reader = new GifReader(out);
+    const transparent = reader.frameInfo(0).transparent_index;
+    expect(transparent).not.toBeNull();
+    const decoded = await decodeImage(out, readHeader(out, "gif"));
+    for (let i = 0; i < 64; i++) expect(pixelAt(decoded, i, i)[3]).toBe(0);
+    expect(pixelAt(decoded, 1, 0)[3]).toBe(255);
+    // Opaque pixels never map to the transparent index.
+    let transparentPixels = 0;
+    for (let i = 3; i < decoded.data.length; i += 4) if (decoded.data[i] === 0) transparentPixels++;
+    expect(transparentPixels).toBe(64);
+  });
+
+  it("a single-colour image is still a valid GIF (2-entry colour table)", async () => {
+    const out = await encodeImage(image(3, 3, () => [9, 8, 7, 255]), "gif");
+    const decoded = await decodeImage(out, readHeader(out, "gif"));
+    expect(pixelAt(decoded, 2, 2)).toEqual([9, 8, 7, 255]);
+  });
+});

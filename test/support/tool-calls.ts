@@ -1,0 +1,68 @@
+import { env } from "cloudflare:workers";
+import { expect } from "vitest";
+import { decodeImage, encodeImage, readHeader, sniffFormat, type ImageFormat, type RasterImage } from "../../src/codecs/index.ts";
+import { call, withKey } from "./fixtures";
+
+// Calling the image tools as a client would, and reading back what they produced.
+
+export async function dataUriOf(image: RasterImage, format: ImageFormat = "png"): Promise<string> {
+  const bytes = await encodeImage(image, format);
+  return `data:image/${format};base64,${base64(bytes)}`;
+}
+
+export function base64(bytes: Uint8Array): string {
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
+export function bytesOfBase64(text: string): Uint8Array {
+  return Uint8Array.from(atob(text), (char) => char.charCodeAt(0));
+}
+
+export function bytesOfDataUri(uri: string): { mime: string; bytes: Uint8Array } {
+  const match = /^data:([^;,]+);base64,(.*)$/.exec(uri);
+  expect(match, "a base64 data URI").not.toBeNull();
+  return { mime: match![1]!, bytes: bytesOfBase64(match![2]!) };
+}
+
+export function postTool(path: string, key: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return call(
+    path,
+    withKey(key, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify(body) }),
+  );
+}
+
+/** Downloads a hosted result through the worker and checks the headers decisions.md requires. */
+export async function fetchHosted(url: string, mime: string): Promise<Uint8Array> {
+  const response = await call(new URL(url).pathname);
+  expect(response.status).toBe(200);
+  expect(response.headers.get("Content-Type")).toBe(mime);
+  expect(response.headers.get("Cache-Control")).toBe("public, max-age=31536000, immutable");
+  expect(response.headers.get("X-Content-Type-Options")).toBe("nosniff");
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+export async function decodeAny(bytes: Uint8Array): Promise<{ format: ImageFormat; image: RasterImage }> {
+  const format = sniffFormat(bytes);
+  if (format === null || format === "svg") throw new Error(`not a raster image (${format})`);
+  return { format, image: await decodeImage(bytes, readHeader(bytes, format)) };
+}
+
+export async function balanceOf(accountId: string): Promise<number> {
+  return (await env.LEDGER.getByName(accountId).snapshot()).balance;
+}
+
+export interface LogRow {
+  tool: string;
+  source: string;
+  status_code: number;
+  credits_deducted: number;
+  credits_refunded: number;
+  request_id: string;
+}
+
+export async function usageRows(accountId: string): Promise<LogRow[]> {
+  const { results } = await env.DB.prepare("SELECT * FROM usage_log WHERE account_id = ? ORDER BY rowid").bind(accountId).all<LogRow>();
+  return results;
+}
