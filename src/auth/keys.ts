@@ -2,7 +2,10 @@
 // base62 CRC32 of the random part. The checksum lets us refuse typos and garbage without a
 // database lookup. Keys are stored only as SHA-256 hashes; people see the 12-character prefix.
 //
-// This file imports nothing so that Node scripts (scripts/start.ts) can use it as-is.
+// Node scripts (scripts/start.ts) import this file directly, so its imports carry the .ts
+// extension and lead only to import-free modules.
+
+import { crc32 } from "../codecs/crc32.ts";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const KEY_PREFIX = "pg_";
@@ -24,26 +27,8 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-const CRC_TABLE = (() => {
-  const table = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
-  }
-  return table;
-})();
-
-export function crc32(text: string): number {
-  let crc = 0xffffffff;
-  for (let i = 0; i < text.length; i++) {
-    crc = CRC_TABLE[(crc ^ text.charCodeAt(i)) & 0xff]! ^ (crc >>> 8);
-  }
-  return (crc ^ 0xffffffff) >>> 0;
-}
-
 function checksumOf(randomPart: string): string {
-  let value = crc32(randomPart);
+  let value = crc32(new TextEncoder().encode(randomPart));
   let out = "";
   for (let i = 0; i < CHECKSUM_LENGTH; i++) {
     out = BASE62[value % 62] + out;

@@ -6,7 +6,7 @@ import { decodeBmp } from "./bmp.ts";
 import { invalidImage } from "./bytes.ts";
 import { FORMAT_INFO, type ImageFormat, type ImageHeader, type RasterImage } from "./formats.ts";
 import { decodeGif } from "./gif.ts";
-import { assertDecodable } from "./header.ts";
+import { assertDecodable, assertSafeToDecode } from "./header.ts";
 import { decodeJpeg } from "./jpeg.ts";
 import { applyOrientation, readOrientation } from "./orientation.ts";
 import { decodePng } from "./png.ts";
@@ -25,8 +25,8 @@ const DECODERS: Record<ImageFormat, (bytes: Uint8Array) => Promise<RasterImage>>
 
 /**
  * Decodes `bytes` (whose header was read with readHeader) to 8-bit RGBA.
- * - Checks the header against the pixel limit first (assertDecodable), so nothing big is
- *   decoded by accident.
+ * - Checks the header against the pixel limit and the file's structure first (assertDecodable,
+ *   assertSafeToDecode), so nothing big or hostile is decoded by accident.
  * - GIF and animated WebP: the first frame, composited onto a transparent canvas.
  * - EXIF orientation (JPEG, TIFF, and WebP/PNG EXIF) is applied to the pixels, so the result
  *   looks the way a viewer shows the original; for orientations 5-8 the result's width and
@@ -36,6 +36,7 @@ const DECODERS: Record<ImageFormat, (bytes: Uint8Array) => Promise<RasterImage>>
  */
 export async function decodeImage(bytes: Uint8Array, header: ImageHeader): Promise<RasterImage> {
   assertDecodable(header);
+  assertSafeToDecode(bytes, header);
   let image: RasterImage;
   try {
     image = await DECODERS[header.format](bytes);

@@ -1,9 +1,32 @@
 // zlib streams through the runtime's native CompressionStream / DecompressionStream ("deflate"
 // is the zlib format PNG uses). Streaming keeps memory flat: neither side ever holds the whole
-// uncompressed image as one extra buffer.
+// uncompressed image as one extra buffer. inflateAtMost is the exception, for data that must
+// fit a known size (TIFF strips).
 
+import { inflateSync } from "node:zlib";
 import { PixelgateError } from "../errors.ts";
 import { invalidImage } from "./bytes.ts";
+
+/**
+ * Inflates one whole zlib stream that may hold at most `limit` bytes (under 128 MB), never
+ * producing more: node:zlib gives up as soon as its output passes maxOutputLength, so a bomb
+ * costs `limit` bytes and a millisecond, not its full size. DecompressionStream cannot bound
+ * this in workerd: each write is inflated whole into a native buffer before the first chunk can
+ * be read (measured: a 200 KB write of zeros is 200 MB before any check can run).
+ * Throws invalid_image when the data is corrupt, cut short or inflates past `limit`.
+ */
+export function inflateAtMost(data: Uint8Array, limit: number, what: string): Uint8Array {
+  let out: Uint8Array;
+  try {
+    // One byte of room past the limit, so zlib always has room to reach the end of a stream that
+    // fills the limit exactly; anything longer fails here or in the length check below.
+    out = inflateSync(data, { maxOutputLength: limit + 1 });
+  } catch {
+    throw invalidImage(`The ${what} data is corrupt, cut short, or inflates to more than its ${limit} bytes.`);
+  }
+  if (out.length > limit) throw invalidImage(`The ${what} data inflates to more than its ${limit} bytes.`);
+  return out;
+}
 
 /**
  * Inflates `parts` (one zlib stream split across chunks) and hands each output chunk to

@@ -9,8 +9,10 @@
 // the one transparent index, everything else is opaque. GIF has no metadata we could copy.
 
 import { GifWriter } from "omggif";
+import { PixelgateError } from "../errors.ts";
 import { ByteReader, hasAscii, invalidImage } from "./bytes.ts";
 import { FORMAT_INFO, type RasterImage } from "./formats.ts";
+import { MAX_DECODE_PIXELS } from "./limits.ts";
 import { quantize } from "./quantize.ts";
 import { blankImage } from "./raster.ts";
 
@@ -101,47 +103,71 @@ export function readGifHeader(bytes: Uint8Array): { width: number; height: numbe
   return { width: frame.screenWidth, height: frame.screenHeight };
 }
 
-export async function decodeGif(bytes: Uint8Array): Promise<RasterImage> {
+/**
+ * What the screen size (readGifHeader) does not tell: the first frame, whose rows are decoded at
+ * its own width before being clipped to the screen, must hold at most MAX_DECODE_PIXELS pixels,
+ * and its image data must be there (a valid code size, a sub-block chain that ends). Cheap,
+ * and called before the charge.
+ */
+export function assertGifFrameDecodable(bytes: Uint8Array): void {
+  firstFrameData(bytes);
+}
+
+/** The first frame and its LZW code size and data, checked as assertGifFrameDecodable says. */
+function firstFrameData(bytes: Uint8Array): { frame: FirstFrame; minCodeSize: number; stream: Uint8Array } {
   const frame = readFirstFrame(bytes);
+  const { width, height } = frame;
+  if (width * height > MAX_DECODE_PIXELS) {
+    throw new PixelgateError(
+      "image_too_large",
+      `The first GIF frame is ${width}x${height} (${width * height} pixels); at most ${MAX_DECODE_PIXELS} pixels can be processed.`,
+      { param: "image" },
+    );
+  }
   const r = new ByteReader(bytes, true, "GIF");
   const minCodeSize = r.u8(frame.dataOffset);
   if (minCodeSize < 2 || minCodeSize > 11) throw invalidImage("The GIF image data has an invalid code size.");
-
   // Gather the sub-blocks into one stream. A chain that runs off the end is a cut-off file.
-  let length = 0;
   const end = skipSubBlocks(r, frame.dataOffset + 1);
+  let length = 0;
   for (let at = frame.dataOffset + 1; at < end - 1; at += 1 + r.u8(at)) length += r.u8(at);
   const stream = new Uint8Array(length);
   for (let at = frame.dataOffset + 1, fill = 0; at < end - 1; at += 1 + r.u8(at)) {
     stream.set(r.slice(at + 1, r.u8(at)), fill);
     fill += r.u8(at);
   }
+  return { frame, minCodeSize, stream };
+}
 
-  const indices = new Uint8Array(frame.width * frame.height);
-  // A complete file whose LZW data falls short is sloppy but displayable: the rest stays
-  // transparent, as browsers show it.
-  lzwDecode(stream, minCodeSize, indices);
-
+export async function decodeGif(bytes: Uint8Array): Promise<RasterImage> {
+  const { frame, minCodeSize, stream } = firstFrameData(bytes);
   const image = blankImage(frame.screenWidth, frame.screenHeight);
   const out = image.data;
   const palette = frame.palette;
   const colors = palette.length / 3;
+  // Only the part of the frame on the screen is kept: columns past its right edge are dropped
+  // as rows arrive, and decoding stops after the last stored row that lands on it.
+  const columns = Math.max(0, Math.min(frame.width, frame.screenWidth - frame.x));
   const rows = rowOrder(frame.height, frame.interlaced);
-  for (let k = 0; k < frame.height; k++) {
+  let rowsWanted = 0;
+  for (let k = 0; k < frame.height; k++) if (frame.y + rows[k]! < frame.screenHeight) rowsWanted = k + 1;
+  if (columns === 0 || rowsWanted === 0) return image;
+
+  // A complete file whose LZW data falls short is sloppy but displayable: the rest stays
+  // transparent, as browsers show it.
+  lzwDecode(stream, minCodeSize, frame.width, rowsWanted, (k, row, filled) => {
     const y = frame.y + rows[k]!;
-    if (y >= frame.screenHeight) continue;
-    for (let i = 0; i < frame.width; i++) {
-      const x = frame.x + i;
-      if (x >= frame.screenWidth) break;
-      const index = indices[k * frame.width + i]!;
+    if (y >= frame.screenHeight) return;
+    for (let i = 0; i < Math.min(filled, columns); i++) {
+      const index = row[i]!;
       if (index === frame.transparentIndex || index >= colors) continue;
-      const o = (y * frame.screenWidth + x) * 4;
+      const o = (y * frame.screenWidth + frame.x + i) * 4;
       out[o] = palette[index * 3]!;
       out[o + 1] = palette[index * 3 + 1]!;
       out[o + 2] = palette[index * 3 + 2]!;
       out[o + 3] = 255;
     }
-  }
+  });
   return image;
 }
 
@@ -159,8 +185,18 @@ function rowOrder(height: number, interlaced: boolean): Uint32Array {
   return rows;
 }
 
-/** Variable-length-code LZW as GIF uses it; fills `out` and returns how many indices it wrote. */
-function lzwDecode(stream: Uint8Array, minCodeSize: number, out: Uint8Array): number {
+/**
+ * Variable-length-code LZW as GIF uses it. Decodes at most `rowCount` stored rows of `width`
+ * indices, handing each to `onRow` (stored row number, a reused row buffer, how many indices
+ * it holds: `width`, or fewer for a last row the data cuts short). Memory: one row.
+ */
+function lzwDecode(
+  stream: Uint8Array,
+  minCodeSize: number,
+  width: number,
+  rowCount: number,
+  onRow: (k: number, row: Uint8Array, filled: number) => void,
+): void {
   const clear = 1 << minCodeSize;
   const endOfInformation = clear + 1;
   const prefix = new Uint16Array(4096);
@@ -171,15 +207,24 @@ function lzwDecode(stream: Uint8Array, minCodeSize: number, out: Uint8Array): nu
     suffix[c] = c;
     firstOf[c] = c;
   }
+  const row = new Uint8Array(width);
+  let k = 0;
+  let filled = 0;
+  const emit = (index: number): boolean => {
+    row[filled++] = index;
+    if (filled < width) return true;
+    onRow(k++, row, width);
+    filled = 0;
+    return k < rowCount;
+  };
+
   let codeSize = minCodeSize + 1;
   let next = clear + 2;
   let previous = -1;
   let bits = 0;
   let bitCount = 0;
-  let written = 0;
   let at = 0;
-
-  while (written < out.length) {
+  decoding: for (;;) {
     while (bitCount < codeSize && at < stream.length) {
       bits |= stream[at++]! << bitCount;
       bitCount += 8;
@@ -198,8 +243,8 @@ function lzwDecode(stream: Uint8Array, minCodeSize: number, out: Uint8Array): nu
     if (code === endOfInformation) break;
     if (previous === -1) {
       if (code >= clear) throw invalidImage("The GIF image data is corrupt.");
-      out[written++] = code;
       previous = code;
+      if (!emit(code)) return;
       continue;
     }
     if (code > next) throw invalidImage("The GIF image data is corrupt.");
@@ -216,7 +261,7 @@ function lzwDecode(stream: Uint8Array, minCodeSize: number, out: Uint8Array): nu
       c = prefix[c]!;
     }
     stack[depth++] = c;
-    while (depth > 0 && written < out.length) out[written++] = stack[--depth]!;
+    while (depth > 0) if (!emit(stack[--depth]!)) break decoding;
 
     if (next < 4096) {
       prefix[next] = previous;
@@ -227,7 +272,7 @@ function lzwDecode(stream: Uint8Array, minCodeSize: number, out: Uint8Array): nu
     }
     previous = code;
   }
-  return written;
+  if (filled > 0) onRow(k, row, filled);
 }
 
 export async function encodeGif(image: RasterImage): Promise<Uint8Array> {

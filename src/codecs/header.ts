@@ -1,18 +1,18 @@
-// Reading an image's size from its header, and deciding from that size alone whether the
-// worker may decode it. Nothing here touches pixel data, so an oversized or hostile image is
-// refused before it can cost memory.
+// Reading an image's size from its header, and deciding from the file's structure alone whether
+// the worker may decode it. Nothing here decodes pixel data, so an oversized or hostile image is
+// refused before it can cost memory or CPU, and before the caller is charged.
 
 import { PixelgateError } from "../errors.ts";
 import { readAvifHeader } from "./avif.ts";
 import { readBmpHeader } from "./bmp.ts";
 import { invalidImage } from "./bytes.ts";
 import { FORMAT_INFO, type ImageFormat, type ImageHeader } from "./formats.ts";
-import { readGifHeader } from "./gif.ts";
-import { readJpegHeader } from "./jpeg.ts";
+import { assertGifFrameDecodable, readGifHeader } from "./gif.ts";
+import { readJpegHeader, readJpegScans } from "./jpeg.ts";
 import { MAX_DECODE_PIXELS, MAX_HEADER_SIDE } from "./limits.ts";
 import { readPngHeader } from "./png.ts";
-import { readTiffHeader } from "./tiff.ts";
-import { readWebpHeader } from "./webp.ts";
+import { assertTiffDecodable, readTiffHeader } from "./tiff.ts";
+import { assertWebpFrameDecodable, readWebpHeader } from "./webp.ts";
 
 const HEADER_READERS: Record<ImageFormat, (bytes: Uint8Array) => { width: number; height: number }> = {
   png: readPngHeader,
@@ -56,4 +56,26 @@ export function assertDecodable(header: ImageHeader): void {
       { param: "image" },
     );
   }
+}
+
+/**
+ * What the header size does not cover but the file alone decides, for the formats where it
+ * matters (each module documents its own checks). Linear in the file (TIFF strips that share
+ * bytes: at most MAX_TIFF_CHUNK_BYTES); run before the charge, after assertDecodable, and again
+ * by decodeImage. Throws invalid_image or image_too_large.
+ * - JPEG: at most MAX_JPEG_SCANS scans, and an end-of-image marker (a cut-off file).
+ * - GIF: the first frame within the pixel limit (the header gives the screen), its data complete.
+ * - TIFF: the directory graph (no loops, no shared or countless directories), tag values and
+ *   strips or tiles inside the file, a sane strip count, each JPEG strip's size and scans.
+ * - WebP: an animation's first frame on its canvas.
+ */
+const STRUCTURE_CHECKS: Partial<Record<ImageFormat, (bytes: Uint8Array) => void>> = {
+  jpeg: readJpegScans,
+  gif: assertGifFrameDecodable,
+  tiff: assertTiffDecodable,
+  webp: assertWebpFrameDecodable,
+};
+
+export function assertSafeToDecode(bytes: Uint8Array, header: ImageHeader): void {
+  STRUCTURE_CHECKS[header.format]?.(bytes);
 }

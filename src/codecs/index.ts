@@ -4,13 +4,14 @@
 //   const format = sniffFormat(bytes);            // "svg" and null are refused by the caller
 //   const header = readHeader(bytes, format);     // size from the header only
 //   assertDecodable(header);                      // pixel limit, before any decoding
+//   assertSafeToDecode(bytes, header);            // scan counts, frames, TIFF structure
 //   const image = await decodeImage(bytes, header);   // RGBA, orientation applied
 //   const out = await encodeImage(image, "webp", { quality: 70 });
 
 export { IMAGE_FORMATS, FORMAT_INFO } from "./formats.ts";
 export type { ImageFormat, FormatInfo, RasterImage, ImageHeader } from "./formats.ts";
 export { sniffFormat } from "./sniff.ts";
-export { readHeader, assertDecodable } from "./header.ts";
+export { readHeader, assertDecodable, assertSafeToDecode } from "./header.ts";
 export { decodeImage } from "./decode.ts";
 export { encodeImage, type EncodeOptions } from "./encode.ts";
 export { readOrientation, applyOrientation, type Orientation } from "./orientation.ts";

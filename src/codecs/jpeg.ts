@@ -124,29 +124,72 @@ export function readJpegHeader(bytes: Uint8Array): { width: number; height: numb
 }
 
 /**
- * libjpeg decodes a cut-off file "successfully", filling the missing part with grey. A
- * complete file has an EOI marker after its scans; inside entropy-coded data 0xFF is always
- * stuffed or an RSTn, so FF D9 there can only be the real end.
+ * At most this many scans (SOS markers) per JPEG stream. A progressive decoder walks every block
+ * of the image once per scan, so a file of thousands of tiny scans costs CPU in proportion to its
+ * length rather than its pixels ("Two Issues with the JPEG Standard", libjpeg-turbo; TurboJPEG
+ * has TJPARAM_SCANLIMIT for it, unlimited by default, and libjpeg-turbo's own fuzz targets set
+ * 500). Real encoders write 1 (baseline), 3 (non-interleaved) or about 10 (libjpeg's and
+ * MozJPEG's progressive scripts; jpegtran custom scripts stay well under 64). 100 leaves room for
+ * any of those and keeps the worst case at 100 passes over at most MAX_DECODE_PIXELS pixels.
  */
-function assertComplete(bytes: Uint8Array, scanOffset: number): void {
-  for (let i = bytes.indexOf(0xff, scanOffset + 2); i !== -1 && i + 1 < bytes.length; i = bytes.indexOf(0xff, i + 1)) {
-    if (bytes[i + 1] === 0xd9) return;
+export const MAX_JPEG_SCANS = 100;
+
+/**
+ * Walks a whole JPEG stream (marker segments and the entropy-coded data of every scan) without
+ * decoding it, and returns its frame and scan count. Linear in the file size; called before the
+ * charge. Throws invalid_image when:
+ * - the stream has more than MAX_JPEG_SCANS scans (see there);
+ * - it has no EOI marker: libjpeg decodes a cut-off file "successfully", filling the missing
+ *   part with grey. Inside entropy-coded data 0xFF is always followed by 00 (stuffing), an RSTn
+ *   or a fill byte, so the first other FF xx after a scan is the next marker.
+ */
+export function readJpegScans(bytes: Uint8Array): JpegFrame & { scans: number } {
+  const frame = readJpegFrame(bytes);
+  const r = new ByteReader(bytes, false, "JPEG");
+  let scans = 0;
+  for (let offset = frame.scanOffset; ; ) {
+    const marker = r.u8(offset + 1);
+    if (marker === 0xd9) return { ...frame, scans };
+    if (marker === 0xda && ++scans > MAX_JPEG_SCANS) {
+      throw invalidImage(`The JPEG has more than ${MAX_JPEG_SCANS} scans; real encoders write about ten.`);
+    }
+    // Past the segment (and, after an SOS header, past the scan's entropy-coded data).
+    offset = nextMarker(bytes, offset + 2 + r.u16(offset + 2));
+  }
+}
+
+/** Offset of the next marker (FF xx, xx not 00, FF or RSTn) at or after `from`. */
+function nextMarker(bytes: Uint8Array, from: number): number {
+  for (let i = bytes.indexOf(0xff, from); i !== -1 && i + 1 < bytes.length; i = bytes.indexOf(0xff, i + 1)) {
+    const next = bytes[i + 1]!;
+    if (next !== 0x00 && next !== 0xff && (next < 0xd0 || next > 0xd7)) return i;
   }
   throw invalidImage("The JPEG is truncated (no end-of-image marker).");
 }
 
 export async function decodeJpeg(bytes: Uint8Array): Promise<RasterImage> {
-  const { scanOffset } = readJpegFrame(bytes);
-  assertComplete(bytes, scanOffset);
+  readJpegScans(bytes);
   return decodeJpegStream(bytes);
 }
 
 /** Decodes a complete JPEG stream to RGBA (no orientation handling: decode.ts does that). */
 export async function decodeJpegStream(bytes: Uint8Array): Promise<RasterImage> {
+  return (await jpegStreamDecoder())(bytes);
+}
+
+/**
+ * One MozJPEG instance for the streams of one image (the strips of a JPEG-compressed TIFF):
+ * instantiating costs about a millisecond, far more than decoding a small strip. Results are
+ * copied out of WASM memory, so they stay valid across calls. Keep the returned function in a
+ * local variable only; the instance goes with it (wasm.ts).
+ */
+export async function jpegStreamDecoder(): Promise<(bytes: Uint8Array) => RasterImage> {
   const decoder = await instantiateCodec<MozJpegDecoder>(decoderFactory, decoderWasm);
-  const result = decoder.decode(bytes, false);
-  if (!result) throw invalidImage("The JPEG could not be decoded.");
-  return { width: result.width, height: result.height, data: result.data };
+  return (bytes) => {
+    const result = decoder.decode(bytes, false);
+    if (!result) throw invalidImage("The JPEG could not be decoded.");
+    return { width: result.width, height: result.height, data: result.data };
+  };
 }
 
 export interface JpegEncodeOptions {

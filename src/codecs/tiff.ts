@@ -7,172 +7,150 @@
 // it (checked with tiffinfo/tiffcp). Alpha is composited onto black. The JPEG's JFIF APP0 is
 // dropped (TIFF carries the colour information) and no EXIF or ICC tag is ever written.
 //
-// Reading: JPEG-compressed YCbCr or grey strips (our own output, and what most photo TIFFs
-// are) are decoded by MozJPEG strip by strip; everything else goes through utif2, which
-// covers the other compressions and colour models.
+// Reading: the structure is checked first, before the charge (tiff-structure.ts and
+// assertTiffDecodable). JPEG-compressed YCbCr or grey strips (our own output, and what most
+// photo TIFFs are) are then decoded by one MozJPEG instance, strip by strip; everything else goes
+// through utif2, which covers the other compressions and colour models, and sees IFD0 only.
+// Deflate, LZW and PackBits chunks are decompressed for utif2, each bounded by the rows it can
+// hold (tiff-compression.ts): utif2 itself would let one strip inflate to gigabytes.
 
 import UTIF from "utif2";
-import { ByteReader, hasAscii, invalidImage } from "./bytes.ts";
+import { PixelgateError } from "../errors.ts";
+import { ByteReader, invalidImage } from "./bytes.ts";
 import { FORMAT_INFO, type RasterImage } from "./formats.ts";
-import { decodeJpegStream, encodeBaselineJpeg, readJpegFrame } from "./jpeg.ts";
+import { encodeBaselineJpeg, jpegStreamDecoder, readJpegFrame, readJpegScans } from "./jpeg.ts";
+import { MAX_DECODE_PIXELS } from "./limits.ts";
+import { decompressedHere, unpackChunks, unpackedBytes } from "./tiff-compression.ts";
+import {
+  TAG,
+  TYPE_SIZE,
+  assertDirectoryGraph,
+  assertValuesInside,
+  chunkLayout,
+  first,
+  readIfd0,
+  tiffReader,
+  values,
+  type Chunk,
+  type ChunkLayout,
+  type Ifd,
+} from "./tiff-structure.ts";
 
 export const TIFF_INFO = FORMAT_INFO.tiff;
 /** The JPEG quality inside TIFF: the same fixed setting as JPEG output. */
 export const TIFF_JPEG_QUALITY = 80;
-
-const TAG = {
-  ImageWidth: 256,
-  ImageLength: 257,
-  BitsPerSample: 258,
-  Compression: 259,
-  Photometric: 262,
-  StripOffsets: 273,
-  SamplesPerPixel: 277,
-  RowsPerStrip: 278,
-  StripByteCounts: 279,
-  XResolution: 282,
-  YResolution: 283,
-  PlanarConfiguration: 284,
-  ResolutionUnit: 296,
-  TileWidth: 322,
-  JPEGTables: 347,
-  YCbCrSubSampling: 530,
-  ReferenceBlackWhite: 532,
-} as const;
-
-const TYPE_SIZE: Record<number, number> = { 1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 6: 1, 7: 1, 8: 2, 9: 4, 10: 8, 11: 4, 12: 8, 13: 4 };
-
-interface Entry {
-  type: number;
-  count: number;
-  /** Offset of the value bytes (inline or pointed to). */
-  valueOffset: number;
-}
-
-interface Ifd {
-  r: ByteReader;
-  entries: Map<number, Entry>;
-}
-
-function readIfd0(bytes: Uint8Array): Ifd {
-  const little = hasAscii(bytes, 0, "II*\0");
-  if (!little && !hasAscii(bytes, 0, "MM\0*")) throw invalidImage("The data is not a TIFF (bad byte-order header).");
-  const r = new ByteReader(bytes, little, "TIFF");
-  const ifd = r.u32(4);
-  const count = r.u16(ifd);
-  const entries = new Map<number, Entry>();
-  for (let i = 0; i < count; i++) {
-    const at = ifd + 2 + i * 12;
-    const type = r.u16(at + 2);
-    const n = r.u32(at + 4);
-    const size = (TYPE_SIZE[type] ?? 1) * n;
-    entries.set(r.u16(at), { type, count: n, valueOffset: size <= 4 ? at + 8 : r.u32(at + 8) });
-  }
-  return { r, entries };
-}
-
-/** All values of a SHORT/LONG/BYTE tag (throws invalid_image if they run past the file). */
-function values(ifd: Ifd, tag: number): number[] {
-  const e = ifd.entries.get(tag);
-  if (!e) return [];
-  const out: number[] = [];
-  for (let k = 0; k < e.count; k++) {
-    if (e.type === 3) out.push(ifd.r.u16(e.valueOffset + k * 2));
-    else if (e.type === 4) out.push(ifd.r.u32(e.valueOffset + k * 4));
-    else if (e.type === 1 || e.type === 7) out.push(ifd.r.u8(e.valueOffset + k));
-    else throw invalidImage(`The TIFF tag ${tag} has an unexpected type ${e.type}.`);
-  }
-  return out;
-}
-
-function first(ifd: Ifd, tag: number, fallback?: number): number {
-  const v = values(ifd, tag)[0] ?? fallback;
-  if (v === undefined) throw invalidImage(`The TIFF lacks the required tag ${tag}.`);
-  return v;
-}
 
 export function readTiffHeader(bytes: Uint8Array): { width: number; height: number } {
   const ifd = readIfd0(bytes);
   return { width: first(ifd, TAG.ImageWidth), height: first(ifd, TAG.ImageLength) };
 }
 
-export async function decodeTiff(bytes: Uint8Array): Promise<RasterImage> {
+/** IFD0 and what decoding it takes, every part checked against the file (tiff-structure.ts). */
+interface TiffImage {
+  ifd: Ifd;
+  width: number;
+  height: number;
+  compression: number;
+  layout: ChunkLayout;
+  /** JPEGTables (compression 7), prepended to every strip or tile. */
+  tables: Uint8Array | null;
+  /** Our MozJPEG strip decoder reads it; otherwise utif2 does. */
+  jpegStrips: boolean;
+}
+
+/**
+ * Everything about a TIFF that can be judged from its structure alone, before the charge (see
+ * tiff-structure.ts): the directory graph, IFD0's tag values, the strip or tile layout, the
+ * size of each JPEG strip's frame and its scan count, and the buffer utif2 would allocate.
+ */
+export function assertTiffDecodable(bytes: Uint8Array): void {
+  inspectTiff(bytes);
+}
+
+function inspectTiff(bytes: Uint8Array): TiffImage {
+  assertDirectoryGraph(tiffReader(bytes));
   const ifd = readIfd0(bytes);
+  assertValuesInside(ifd);
   const width = first(ifd, TAG.ImageWidth);
   const height = first(ifd, TAG.ImageLength);
   const compression = first(ifd, TAG.Compression, 1);
+  const tablesEntry = compression === 7 ? ifd.entries.get(TAG.JPEGTables) : undefined;
+  const tables = tablesEntry ? ifd.r.slice(tablesEntry.valueOffset, tablesEntry.count) : null;
+  const layout = chunkLayout(ifd, width, height, tables?.length ?? 0);
   const photometric = first(ifd, TAG.Photometric, -1);
   const samples = first(ifd, TAG.SamplesPerPixel, 1);
   const jpegStrips =
     compression === 7 &&
-    !ifd.entries.has(TAG.TileWidth) &&
+    !layout.tiled &&
     values(ifd, TAG.BitsPerSample).every((b) => b === 8) &&
     ((photometric === 6 && samples === 3 && first(ifd, TAG.PlanarConfiguration, 1) === 1) || (photometric === 1 && samples === 1));
-  if (jpegStrips) return decodeJpegStrips(ifd, width, height);
-  return decodeWithUtif(bytes, ifd);
+  const image = { ifd, width, height, compression, layout, tables, jpegStrips };
+
+  if (compression === 7) {
+    // Each strip or tile is a JPEG of its own: its frame must be the chunk (a 1-row strip that
+    // claims 65535 rows would be decoded in full) and its scans must stay under the JPEG limit.
+    const { chunkWidth, chunkHeight } = layout;
+    for (const chunk of layout.chunks) {
+      const frame = readJpegScans(jpegChunkStream(image, chunk));
+      if (frame.width !== chunkWidth || frame.height < chunk.rows || frame.height > chunkHeight) {
+        throw invalidImage(`A TIFF JPEG ${layout.tiled ? "tile" : "strip"} is ${frame.width}x${frame.height}, where the layout needs ${chunkWidth}x${chunk.rows}.`);
+      }
+    }
+  }
+  if (!jpegStrips) {
+    // utif2 unpacks the samples into one buffer (and one tile buffer) before converting to RGBA;
+    // Deflate, LZW and PackBits chunks are decompressed into another one first, for utif2 to read.
+    const bitsPerPixel = first(ifd, TAG.BitsPerSample, 1) * samples;
+    const utifBytes = Math.max(width, layout.chunkWidth) * Math.max(height, layout.chunkHeight) * (bitsPerPixel / 8);
+    const rawBytes = Math.max(utifBytes, decompressedHere(compression) ? unpackedBytes(layout) : 0);
+    if (rawBytes > 4 * MAX_DECODE_PIXELS) {
+      throw new PixelgateError("image_too_large", `The TIFF's ${bitsPerPixel}-bit samples need ${Math.ceil(rawBytes)} bytes to decode; at most ${4 * MAX_DECODE_PIXELS} can be used.`, { param: "image" });
+    }
+  }
+  return image;
 }
 
-/** JPEG-in-TIFF strips through MozJPEG: each strip is (JPEGTables +) a JPEG stream. */
-async function decodeJpegStrips(ifd: Ifd, width: number, height: number): Promise<RasterImage> {
-  const offsets = values(ifd, TAG.StripOffsets);
-  const counts = values(ifd, TAG.StripByteCounts);
-  const rowsPerStrip = Math.min(first(ifd, TAG.RowsPerStrip, height), height);
-  const strips = Math.ceil(height / rowsPerStrip);
-  if (offsets.length < strips || counts.length < strips) throw invalidImage("The TIFF lists fewer strips than its height needs.");
-  const tablesEntry = ifd.entries.get(TAG.JPEGTables);
-  const tables = tablesEntry ? ifd.r.slice(tablesEntry.valueOffset, tablesEntry.count) : null;
+/** A strip or tile as a JPEG stream: the chunk itself, or JPEGTables + the chunk (abbreviated). */
+function jpegChunkStream(image: TiffImage, chunk: Chunk): Uint8Array {
+  const strip = image.ifd.r.slice(chunk.offset, chunk.length);
+  const tables = image.tables;
+  if (!tables) return strip;
+  // Tables without their EOI, then the strip without its SOI.
+  const head = tables.length >= 2 && tables[tables.length - 2] === 0xff && tables[tables.length - 1] === 0xd9 ? tables.subarray(0, -2) : tables;
+  const body = strip[0] === 0xff && strip[1] === 0xd8 ? strip.subarray(2) : strip;
+  const joined = new Uint8Array(head.length + body.length);
+  joined.set(head);
+  joined.set(body, head.length);
+  return joined;
+}
 
-  const streamOf = (k: number): Uint8Array => {
-    const strip = ifd.r.slice(offsets[k]!, counts[k]!);
-    if (!tables) return strip;
-    // Abbreviated stream: tables without their EOI, then the strip without its SOI.
-    const head = tables.length >= 2 && tables[tables.length - 2] === 0xff && tables[tables.length - 1] === 0xd9 ? tables.subarray(0, -2) : tables;
-    const body = strip[0] === 0xff && strip[1] === 0xd8 ? strip.subarray(2) : strip;
-    const joined = new Uint8Array(head.length + body.length);
-    joined.set(head);
-    joined.set(body, head.length);
-    return joined;
-  };
+export async function decodeTiff(bytes: Uint8Array): Promise<RasterImage> {
+  const image = inspectTiff(bytes);
+  return image.jpegStrips ? decodeJpegStrips(image) : decodeWithUtif(bytes, image);
+}
 
-  if (strips === 1) {
-    const image = await decodeStrip(streamOf(0));
-    if (image.width !== width || image.height < height) throw invalidImage("The TIFF strip does not match the image size.");
-    if (image.height === height) return image;
-    return { width, height, data: image.data.subarray(0, width * height * 4) };
-  }
+/** JPEG-in-TIFF strips through MozJPEG, one decoder instance for all of them. */
+async function decodeJpegStrips(image: TiffImage): Promise<RasterImage> {
+  const { width, height, layout } = image;
+  const decode = await jpegStreamDecoder();
   const data = new Uint8ClampedArray(width * height * 4);
-  for (let k = 0; k < strips; k++) {
-    const rows = Math.min(rowsPerStrip, height - k * rowsPerStrip);
-    const strip = await decodeStrip(streamOf(k));
-    if (strip.width !== width || strip.height < rows) throw invalidImage("A TIFF strip does not match the image size.");
-    data.set(strip.data.subarray(0, width * rows * 4), k * rowsPerStrip * width * 4);
+  let row = 0;
+  for (const chunk of layout.chunks) {
+    const strip = decode(jpegChunkStream(image, chunk));
+    if (strip.width !== width || strip.height < chunk.rows) throw invalidImage("A TIFF strip does not match the image size.");
+    data.set(strip.data.subarray(0, width * chunk.rows * 4), row * width * 4);
+    row += chunk.rows;
   }
   return { width, height, data };
 }
 
-async function decodeStrip(stream: Uint8Array): Promise<RasterImage> {
-  readJpegFrame(stream); // a malformed strip fails as invalid_image before reaching the codec
-  return decodeJpegStream(stream);
-}
-
 /** Any other TIFF, through utif2 (first image only). */
-async function decodeWithUtif(bytes: Uint8Array, ifd0: Ifd): Promise<RasterImage> {
-  assertFiniteIfdChain(ifd0.r);
-  // utif2 wants an ArrayBuffer holding exactly the file.
-  const buffer =
-    bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? (bytes.buffer as ArrayBuffer) : bytes.slice().buffer;
+async function decodeWithUtif(bytes: Uint8Array, image: TiffImage): Promise<RasterImage> {
+  const ifd = utifSamples(bytes, image);
   let rgba: Uint8Array;
-  let ifd: UTIF.IFD;
   try {
-    // parseMN false: camera MakerNotes are skipped, not parsed (we drop all metadata anyway).
-    const decode = UTIF.decode as (buffer: ArrayBuffer, options: { parseMN: boolean; debug: boolean }) => UTIF.IFD[];
-    const ifds = decode(buffer, { parseMN: false, debug: false });
-    ifd = ifds[0]!;
-    if (!ifd) throw new Error("no image");
-    UTIF.decodeImage(buffer, ifd);
     rgba = UTIF.toRGBA8(ifd);
   } catch {
-    // utif2 throws strings, Errors and RangeErrors alike; any of them means we cannot read it.
     throw invalidImage("The TIFF could not be decoded.");
   }
   const { width, height } = ifd;
@@ -181,16 +159,50 @@ async function decodeWithUtif(bytes: Uint8Array, ifd0: Ifd): Promise<RasterImage
 }
 
 /**
- * utif2 follows the next-IFD chain without a cycle check; a file whose chain loops would keep
- * it busy until the CPU limit. Walk the chain first and refuse a loop.
+ * IFD0 as utif2 reads it, with its samples unpacked into ifd.data. Deflate, LZW and PackBits
+ * chunks are decompressed here first (each bounded, tiff-compression.ts) and utif2 is handed
+ * them as uncompressed chunks in a buffer of their own. A function of its own so that buffer
+ * is garbage once the samples are out, before toRGBA8 allocates the RGBA image.
  */
-function assertFiniteIfdChain(r: ByteReader): void {
-  const seen = new Set<number>();
-  for (let offset = r.u32(4); offset !== 0; ) {
-    if (seen.has(offset) || seen.size > 10_000) throw invalidImage("The TIFF directory chain loops.");
-    seen.add(offset);
-    offset = r.u32(offset + 2 + r.u16(offset) * 12);
+function utifSamples(bytes: Uint8Array, image: TiffImage): UTIF.IFD {
+  const file = onlyIfd0(bytes, image.ifd);
+  const unpacked = decompressedHere(image.compression) ? unpackChunks(bytes, image.layout, image.compression) : null;
+  try {
+    // parseMN false: camera MakerNotes are skipped, not parsed (we drop all metadata anyway).
+    const decode = UTIF.decode as (buffer: ArrayBuffer, options: { parseMN: boolean; debug: boolean }) => UTIF.IFD[];
+    const ifd = decode(file, { parseMN: false, debug: false })[0];
+    if (!ifd) throw new Error("no image");
+    if (unpacked) {
+      const [offsetTag, countTag] = image.layout.tiled ? [TAG.TileOffsets, TAG.TileByteCounts] : [TAG.StripOffsets, TAG.StripByteCounts];
+      ifd[`t${TAG.Compression}`] = [1];
+      ifd[`t${offsetTag}`] = unpacked.offsets;
+      ifd[`t${countTag}`] = unpacked.counts;
+    }
+    UTIF.decodeImage(unpacked?.buffer ?? file, ifd);
+    return ifd;
+  } catch {
+    // utif2 throws strings, Errors and RangeErrors alike; any of them means we cannot read it.
+    throw invalidImage("The TIFF could not be decoded.");
   }
+}
+
+/** The directory tags utif2 follows into further directories (UTIF._readIFD). */
+const UTIF_FOLLOWS = new Set([TAG.SubIFDs, TAG.ExifIFD, TAG.GpsIFD, 50740, 61440]);
+
+/**
+ * utif2 parses every directory it can reach (the whole next-IFD chain, SubIFDs, EXIF, GPS, DNG
+ * and Fuji blocks), with no cycle check. Only IFD0 is used, so it gets a copy of the file in
+ * which IFD0 leads nowhere: its next pointer is 0 and its pointer tags are renamed to tag 0,
+ * which means nothing. The walk before the charge already refused hostile graphs; this keeps
+ * utif2's work to one directory whatever it would have followed. (Exported for its test.)
+ */
+export function onlyIfd0(bytes: Uint8Array, ifd0: Ifd = readIfd0(bytes)): ArrayBuffer {
+  const copy = bytes.slice();
+  const r = new ByteReader(copy, ifd0.r.littleEndian, "TIFF");
+  const v = new DataView(copy.buffer);
+  v.setUint32(ifd0.nextAt, 0, r.littleEndian);
+  for (let at = ifd0.offset + 2; at < ifd0.nextAt; at += 12) if (UTIF_FOLLOWS.has(r.u16(at))) v.setUint16(at, 0, r.littleEndian);
+  return copy.buffer;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -123,14 +123,25 @@ async function decodeStill(bytes: Uint8Array): Promise<RasterImage> {
   return { width: result.width, height: result.height, data: result.data };
 }
 
+/** An animated WebP's first frame must lie on its canvas; checked before the charge. */
+export function assertWebpFrameDecodable(bytes: Uint8Array): void {
+  for (const chunk of chunks(riff(bytes), 12, bytes.length)) {
+    if (chunk.fourcc === "ANMF") return void frameRect(chunk.payload, readWebpHeader(bytes));
+  }
+}
+
+/** Where an ANMF frame sits on the canvas (x, y are stored halved). */
+function frameRect(anmf: Uint8Array, canvas: { width: number; height: number }) {
+  const f = new ByteReader(anmf, true, "WebP animation frame");
+  const rect = { x: f.u24(0) * 2, y: f.u24(3) * 2, w: f.u24(6) + 1, h: f.u24(9) + 1 };
+  if (rect.x + rect.w > canvas.width || rect.y + rect.h > canvas.height) throw invalidImage("The first WebP frame lies outside the canvas.");
+  return rect;
+}
+
 /** The first ANMF frame, decoded as a still image and placed on a transparent canvas. */
 async function decodeFirstFrame(anmf: Uint8Array, canvas: { width: number; height: number }): Promise<RasterImage> {
+  const { x, y, w, h } = frameRect(anmf, canvas);
   const f = new ByteReader(anmf, true, "WebP animation frame");
-  const x = f.u24(0) * 2;
-  const y = f.u24(3) * 2;
-  const w = f.u24(6) + 1;
-  const h = f.u24(9) + 1;
-  if (x + w > canvas.width || y + h > canvas.height) throw invalidImage("The first WebP frame lies outside the canvas.");
   const sub = [...chunks(f, 16, anmf.length)].filter((c) => ["ALPH", "VP8 ", "VP8L"].includes(c.fourcc));
   if (!sub.some((c) => c.fourcc !== "ALPH")) throw invalidImage("The first WebP frame has no image data.");
   const frameBytes = anmf.subarray(16, sub.at(-1)!.offset + 8 + sub.at(-1)!.payload.length);

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { decodeImage, encodeImage } from "../codecs";
 import { FORMAT_INFO } from "../codecs/formats";
-import { dataUri, imageFields, kilobytes, latencySince, sourceImageOf, type SourceImage } from "./source-image";
+import { dataUri, IMAGE_INPUT_ERRORS, imageFields, kilobytes, latencySince, sourceImageOf, type SourceImage } from "./source-image";
 import { defineTool } from "./types";
 
 // compress_image (spec 4.13): re-encode at a chosen quality and report the saving. The result is
@@ -57,7 +57,7 @@ export const compressImage = defineTool({
   summary: "Compress an image (1 credit)",
   description:
     "Re-encodes the image as WebP, JPEG or PNG at the given quality and reports the sizes. Metadata (EXIF, ICC) is removed; the orientation is applied first.",
-  errors: ["image_too_large", "unsupported_image_format", "invalid_image", "image_fetch_failed"],
+  errors: IMAGE_INPUT_ERRORS,
   input: () => CompressInput,
   result: () => CompressResult,
   async prepare(input: CompressInput): Promise<Prepared> {

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { decodeImage, encodeImage } from "../codecs";
 import { FORMAT_INFO, type ImageFormat } from "../codecs/formats";
 import { hostResult } from "../storage/results";
-import { base64Of, dataUri, imageFields, kilobytes, latencySince, sourceImageOf, type SourceImage } from "./source-image";
+import { base64Of, dataUri, IMAGE_INPUT_ERRORS, imageFields, kilobytes, latencySince, sourceImageOf, type SourceImage } from "./source-image";
 import { defineTool, type Family } from "./types";
 
 // convert_format (spec 4.14): decode, then re-encode with fixed settings. The two families
@@ -78,7 +78,7 @@ export const convertFormat = defineTool({
   summary: "Convert an image to another format (1 credit)",
   description:
     "Re-encodes with fixed settings: WebP and JPEG quality 80, AVIF quality 50, TIFF JPEG-compressed, PNG lossless. PNG, WebP and AVIF keep alpha; JPEG, TIFF and BMP flatten it onto black; GIF keeps 1-bit transparency. Only the first frame of an animation is kept. EXIF, ICC profiles and the orientation tag are removed (the orientation is applied first, so the picture stays upright).",
-  errors: ["image_too_large", "unsupported_image_format", "invalid_image", "image_fetch_failed"],
+  errors: IMAGE_INPUT_ERRORS,
   input: inputSchema,
   result: (family: Family) => resultSchemas[family],
   async prepare(input: ConvertInput): Promise<Prepared> {

@@ -1,6 +1,6 @@
-import { assertDecodable, readHeader, sniffFormat } from "../codecs";
+import { assertDecodable, assertSafeToDecode, readHeader, sniffFormat } from "../codecs";
 import type { ImageFormat } from "../codecs/formats";
-import { PixelgateError } from "../errors";
+import { PixelgateError, type ErrorCode } from "../errors";
 import { loadImageBytes, pickImageField } from "../images/input";
 import { formatLatency } from "../usage/log";
 import { Buffer } from "node:buffer";
@@ -15,6 +15,9 @@ export interface SourceImage {
   width: number;
   height: number;
 }
+
+/** What loading and checking an input image can answer, besides the errors of every billed call. */
+export const IMAGE_INPUT_ERRORS: ErrorCode[] = ["image_too_large", "unsupported_image_format", "invalid_image", "image_fetch_failed"];
 
 export const imageFields = {
   description: "An https URL or a base64 data URI (bare base64 works too). `imageBase64` is an alias.",
@@ -32,6 +35,7 @@ export async function sourceImageOf(body: { image?: unknown; imageBase64?: unkno
   }
   const header = readHeader(bytes, format);
   assertDecodable(header);
+  assertSafeToDecode(bytes, header); // file structure (scan counts, frames, TIFF strips): hostile files stay free
   return { bytes, format, width: header.width, height: header.height };
 }
 

@@ -1,7 +1,7 @@
 // BMP layouts, the JPEG-in-TIFF container, other TIFFs through utif2, and animated WebP.
 
 import { describe, expect, it } from "vitest";
-import { decodeImage, encodeImage, readHeader, sniffFormat, type RasterImage } from "../../src/codecs/index.ts";
+import { assertSafeToDecode, decodeImage, encodeImage, readHeader, sniffFormat, type RasterImage } from "../../src/codecs/index.ts";
 import {
   animatedWebp,
   concat,
@@ -287,6 +287,13 @@ describe("animated WebP input", () => {
     const d = await decodeImage(anim, readHeader(anim, "webp"));
     expect(pixelAt(d, 0, 1)[3]).toBe(0);
     expect(pixelAt(d, 3, 1)[3]).toBe(255);
+  });
+
+  it("a first frame placed off its canvas is refused before the charge", async () => {
+    const red = await encodeImage(image(6, 4, () => [255, 0, 0, 255]), "webp");
+    const anim = animatedWebp({ width: 6, height: 4 }, [{ webp: red, x: 8, y: 0, width: 6, height: 4 }]);
+    const header = readHeader(anim, "webp");
+    expect((await pixelgateError(() => assertSafeToDecode(anim, header))).code).toBe("invalid_image");
   });
 
   it("webp to webp writes one still frame", async () => {

@@ -1,9 +1,9 @@
 // GIF: first frame only, 1-bit transparency, quantization to at most 256 colours.
 
 import { describe, expect, it } from "vitest";
-import { decodeImage, encodeImage, readHeader } from "../../src/codecs/index.ts";
+import { assertSafeToDecode, decodeImage, encodeImage, MAX_DECODE_PIXELS, readHeader } from "../../src/codecs/index.ts";
 import { GifReader, GifWriter } from "omggif";
-import { animatedGif, distinctColors, gradient, image, interlacedGif, meanDiff, pixelAt, quadrants } from "./support.ts";
+import { animatedGif, concat, distinctColors, gradient, image, interlacedGif, meanDiff, pixelAt, pixelgateError, quadrants } from "./support.ts";
 
 describe("GIF input", () => {
   it("an animated GIF decodes to its first frame, composited on transparent", async () => {
@@ -94,5 +94,65 @@ describe("GIF output", () => {
     const out = await encodeImage(image(3, 3, () => [9, 8, 7, 255]), "gif");
     const decoded = await decodeImage(out, readHeader(out, "gif"));
     expect(pixelAt(decoded, 2, 2)).toEqual([9, 8, 7, 255]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The first frame: checked before the charge, and decoded no further than the screen shows
+
+const u16 = (v: number) => new Uint8Array([v & 0xff, v >> 8]);
+
+/** A GIF89a screen with a black/red/green/blue global palette, one frame, and the trailer. */
+function gifWithFrame(screen: [number, number], frame: { x?: number; y?: number; width: number; height: number }, data: number[]): Uint8Array {
+  return concat(
+    new TextEncoder().encode("GIF89a"), u16(screen[0]), u16(screen[1]), new Uint8Array([0x81, 0, 0]),
+    new Uint8Array([0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255]),
+    new Uint8Array([0x2c]), u16(frame.x ?? 0), u16(frame.y ?? 0), u16(frame.width), u16(frame.height), new Uint8Array([0]),
+    new Uint8Array(data),
+    new Uint8Array([0x3b]),
+  );
+}
+/** LZW data (code size 2) for exactly one pixel of index 1 (red): clear, 1, end. */
+const ONE_RED_PIXEL = [2, 2, 0x4c, 0x01, 0];
+
+function precheck(gif: Uint8Array) {
+  const header = readHeader(gif, "gif");
+  return pixelgateError(() => assertSafeToDecode(gif, header));
+}
+
+describe("GIF first frame", () => {
+  it("a first frame beyond the pixel limit on a 1x1 screen is refused before the charge", async () => {
+    const gif = gifWithFrame([1, 1], { width: 20_000, height: 20_000 }, ONE_RED_PIXEL);
+    expect(gif.length).toBeLessThan(50);
+    expect(readHeader(gif, "gif")).toMatchObject({ width: 1, height: 1 }); // the header sees the screen
+    expect(20_000 * 20_000).toBeGreaterThan(MAX_DECODE_PIXELS);
+    expect((await precheck(gif)).code).toBe("image_too_large");
+  });
+
+  it("a frame larger than the screen is decoded only as far as the screen shows", async () => {
+    // 9 M pixels of frame (within the limit) on a 2 x 2 screen: two rows of it are decoded.
+    const gif = gifWithFrame([2, 2], { width: 3000, height: 3000 }, ONE_RED_PIXEL);
+    const decoded = await decodeImage(gif, readHeader(gif, "gif"));
+    expect([decoded.width, decoded.height]).toEqual([2, 2]);
+    expect(pixelAt(decoded, 0, 0)).toEqual([255, 0, 0, 255]);
+  });
+
+  it("LZW data that ends early leaves the rest of the frame transparent", async () => {
+    const gif = gifWithFrame([3, 2], { width: 3, height: 2 }, ONE_RED_PIXEL);
+    const decoded = await decodeImage(gif, readHeader(gif, "gif"));
+    expect(pixelAt(decoded, 0, 0)).toEqual([255, 0, 0, 255]);
+    for (const [x, y] of [[1, 0], [2, 0], [0, 1], [2, 1]] as const) expect(pixelAt(decoded, x, y), `${x},${y}`).toEqual([0, 0, 0, 0]);
+  });
+
+  it("a frame placed off the screen leaves a transparent canvas", async () => {
+    const gif = gifWithFrame([4, 4], { x: 10, y: 0, width: 2, height: 2 }, ONE_RED_PIXEL);
+    const decoded = await decodeImage(gif, readHeader(gif, "gif"));
+    expect(decoded.data.every((v) => v === 0)).toBe(true);
+  });
+
+  it("an invalid LZW code size or a cut sub-block chain is refused before the charge", async () => {
+    expect((await precheck(gifWithFrame([1, 1], { width: 1, height: 1 }, [12, 2, 0x4c, 0x01, 0]))).code).toBe("invalid_image");
+    const whole = gifWithFrame([1, 1], { width: 1, height: 1 }, [2, 200, 0x4c, 0x01]); // a 200-byte block, 2 there
+    expect((await precheck(whole)).code).toBe("invalid_image");
   });
 });

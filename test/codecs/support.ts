@@ -174,6 +174,78 @@ export function tiffStructure(
   return out;
 }
 
+/** In tiffFile entry values: the offset of IFD number k. */
+export const ifdOffset = (k: number) => -1000 - k;
+/** In tiffFile entry values: the offset of blob number k. */
+export const blobOffset = (k: number) => -1 - k;
+
+/**
+ * A little-endian TIFF of several IFDs, written in order from offset 8 (each followed by its
+ * out-of-line values), then `blobs`. Entry values may be ifdOffset(k) or blobOffset(k); `next`
+ * is the index of the following IFD (absent: none). For graphs and layouts tiffStructure cannot
+ * express: sub-directories, loops, many strips.
+ */
+export function tiffFile(ifds: { entries: [tag: number, type: 3 | 4, values: number[]][]; next?: number }[], blobs: Uint8Array[] = []): Uint8Array {
+  const valueBytes = (type: number, values: number[]) => (type === 3 ? 2 : 4) * values.length;
+  const starts: number[] = [];
+  let at = 8;
+  for (const ifd of ifds) {
+    starts.push(at);
+    at += 2 + ifd.entries.length * 12 + 4;
+    for (const [, type, values] of ifd.entries) if (valueBytes(type, values) > 4) at += valueBytes(type, values);
+  }
+  const blobStarts = blobs.map((blob) => ((at += blob.length), at - blob.length));
+  const out = new Uint8Array(at);
+  const v = new DataView(out.buffer);
+  out.set([0x49, 0x49, 42, 0]);
+  v.setUint32(4, 8, true);
+  const resolve = (n: number) => (n <= -1000 ? starts[-1000 - n]! : n < 0 ? blobStarts[-1 - n]! : n);
+  ifds.forEach((ifd, index) => {
+    const start = starts[index]!;
+    const sorted = [...ifd.entries].sort((a, b) => a[0] - b[0]);
+    v.setUint16(start, sorted.length, true);
+    let extra = start + 2 + sorted.length * 12 + 4;
+    sorted.forEach(([tag, type, values], i) => {
+      const e = start + 2 + i * 12;
+      v.setUint16(e, tag, true);
+      v.setUint16(e + 2, type, true);
+      v.setUint32(e + 4, values.length, true);
+      let target = e + 8;
+      if (valueBytes(type, values) > 4) {
+        v.setUint32(e + 8, extra, true);
+        target = extra;
+        extra += valueBytes(type, values);
+      }
+      values.forEach((n, k) => (type === 3 ? v.setUint16(target + k * 2, resolve(n), true) : v.setUint32(target + k * 4, resolve(n) >>> 0, true)));
+    });
+    v.setUint32(start + 2 + sorted.length * 12, ifd.next === undefined ? 0 : starts[ifd.next]!, true);
+  });
+  blobs.forEach((blob, k) => out.set(blob, blobStarts[k]!));
+  return out;
+}
+
+/** The IFD0 entries of an uncompressed 8-bit RGB image stored in one strip (blob 0 unless given). */
+export function rawRgbEntries(width: number, height: number, strip = blobOffset(0)): [number, 3 | 4, number[]][] {
+  return [
+    [256, 4, [width]],
+    [257, 4, [height]],
+    [258, 3, [8, 8, 8]],
+    [259, 3, [1]],
+    [262, 3, [2]],
+    [273, 4, [strip]],
+    [277, 3, [3]],
+    [278, 4, [height]],
+    [279, 4, [width * height * 3]],
+  ];
+}
+
+/** The RGB bytes of an image, as an uncompressed TIFF strip stores them. */
+export function rgbBytes(img: RasterImage): Uint8Array {
+  const rgb = new Uint8Array(img.width * img.height * 3);
+  for (let i = 0; i < img.width * img.height; i++) rgb.set(img.data.subarray(i * 4, i * 4 + 3), i * 3);
+  return rgb;
+}
+
 /** An APP1 "Exif" segment whose IFD0 holds Orientation (and a camera model string's worth of padding). */
 export function exifApp1(orientation: number, bigEndian = false): Uint8Array {
   const tiff = tiffStructure([[0x0112, 3, [orientation]], [0x0131, 4, [0]]], { bigEndian });
