@@ -11,8 +11,8 @@ import { invalidImage } from "./bytes.ts";
  * Inflates one whole zlib stream that may hold at most `limit` bytes (under 128 MB), never
  * producing more: node:zlib gives up as soon as its output passes maxOutputLength, so a bomb
  * costs `limit` bytes and a millisecond, not its full size. DecompressionStream cannot bound
- * this in workerd: each write is inflated whole into a native buffer before the first chunk can
- * be read (measured: a 200 KB write of zeros is 200 MB before any check can run).
+ * this in workerd, which has no backpressure there: each write is inflated whole into a native
+ * buffer before its first chunk can be read (a 200 KB write of zeros is 200 MB, ~150 ms).
  * Throws invalid_image when the data is corrupt, cut short or inflates past `limit`.
  */
 export function inflateAtMost(data: Uint8Array, limit: number, what: string): Uint8Array {

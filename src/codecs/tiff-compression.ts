@@ -19,7 +19,7 @@ const DEFLATE = [8, 32946];
 
 /** Whether chunks of this Compression are decompressed here, before utif2 sees them. */
 export function decompressedHere(compression: number): boolean {
-  return false && (compression === LZW || compression === PACKBITS || DEFLATE.includes(compression));
+  return compression === LZW || compression === PACKBITS || DEFLATE.includes(compression);
 }
 
 /** The bytes all decompressed chunks take: what unpackChunks allocates. */

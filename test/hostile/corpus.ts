@@ -711,6 +711,22 @@ export async function buildCorpus(): Promise<Corpus> {
     });
   }
 
+  {
+    // A 64x64 RGB TIFF (12,288 bytes of samples) whose only strip is 200 MB of zeros, deflated.
+    const bomb = await zlib(function* () {
+      const zeros = new Uint8Array(1 << 20);
+      for (let k = 0; k < 200; k++) yield zeros;
+    });
+    const entries = rawRgbEntries(64, 64).map(([tag, type, values]) => (tag === 259 ? [tag, type, [8]] : tag === 279 ? [tag, type, [bomb.length]] : [tag, type, values]) as TiffEntry);
+    header(
+      "tiff-deflate-strip-bomb",
+      `A 64x64 RGB TIFF whose only Deflate strip (${bomb.length} bytes) inflates to 200 MB where the strip holds 12,288: a decoder without an output bound fills the worker's 128 MB after the charge. Its header and layout are honest, so it is refused while decoding, as soon as the strip passes its own size.`,
+      tiff([{ entries }], bomb),
+      "tiff",
+      INVALID,
+    );
+  }
+
   // --- malformed headers ---------------------------------------------------------------------
   const malformed = (name: string, why: string, bytes: Uint8Array, format: ImageFormat, expect: HostileCase["expect"] = INVALID) =>
     bad({ name, group: "malformed-header", why, ...file(bytes, MIME[format], EXT[format]), expect });
