@@ -3,8 +3,7 @@
 // uncompressed image as one extra buffer. inflateAtMost is the exception, for data that must
 // fit a known size (TIFF strips).
 
-import { inflateSync } from "node:zlib";
-import { PixelgateError } from "../errors.ts";
+import { createInflate, inflateSync } from "node:zlib";
 import { invalidImage } from "./bytes.ts";
 
 /**
@@ -32,33 +31,52 @@ export function inflateAtMost(data: Uint8Array, limit: number, what: string): Ui
  * Inflates `parts` (one zlib stream split across chunks) and hands each output chunk to
  * `consume`, which returns true once it has everything it needs. Trailing bytes after that
  * are ignored, as image decoders do. Fails with invalid_image on corrupt or short data.
+ *
+ * node:zlib's streaming inflater produces output in INFLATE_CHUNK pieces and stops as soon as the
+ * stream is destroyed, so a bomb (a few KB that inflate to gigabytes) costs only what the image
+ * needs. DecompressionStream could not do this in workerd: it inflates each write whole before
+ * the first byte can be read.
  */
-export async function inflateInto(parts: Uint8Array[], consume: (chunk: Uint8Array) => boolean, what: string): Promise<void> {
-  const source = new ReadableStream<Uint8Array>({
-    start(controller) {
-      for (const part of parts) controller.enqueue(part);
-      controller.close();
-    },
-  });
-  const reader = source.pipeThrough(new DecompressionStream("deflate")).getReader();
-  let complete = false;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      if (consume(value)) {
-        complete = true;
-        break;
+export function inflateInto(parts: Uint8Array[], consume: (chunk: Uint8Array) => boolean, what: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const inflater = createInflate({ chunkSize: INFLATE_CHUNK });
+    let settled = false;
+    const finish = (error?: Error) => {
+      if (settled) return;
+      settled = true;
+      inflater.destroy();
+      if (error) reject(error);
+      else resolve();
+    };
+    inflater.on("data", (chunk: Uint8Array) => {
+      if (settled) return;
+      try {
+        if (consume(chunk)) finish();
+      } catch (error) {
+        finish(error instanceof Error ? error : new Error(String(error)));
       }
-    }
-  } catch (error) {
-    if (error instanceof PixelgateError) throw error;
-    throw invalidImage(`The ${what} data is corrupt.`);
-  } finally {
-    reader.cancel().catch(() => {});
-  }
-  if (!complete) throw invalidImage(`The ${what} data is truncated.`);
+    });
+    inflater.on("error", () => finish(invalidImage(`The ${what} data is corrupt.`)));
+    inflater.on("end", () => finish(invalidImage(`The ${what} data is truncated.`)));
+    // Fed in slices so that the inflater never holds more than a slice's worth of pending input.
+    const feed = (part = 0, at = 0): void => {
+      if (settled) return;
+      if (part === parts.length) {
+        inflater.end();
+        return;
+      }
+      const bytes = parts[part]!;
+      const slice = bytes.subarray(at, at + INFLATE_SLICE);
+      const next = at + INFLATE_SLICE >= bytes.length ? () => feed(part + 1, 0) : () => feed(part, at + INFLATE_SLICE);
+      if (inflater.write(slice)) next();
+      else inflater.once("drain", next);
+    };
+    feed();
+  });
 }
+
+const INFLATE_CHUNK = 64 * 1024;
+const INFLATE_SLICE = 16 * 1024;
 
 /**
  * Deflates what `produce` writes (in pieces of any size) into zlib format and returns the

@@ -210,6 +210,22 @@ describe("PNG decoding of layouts our encoder never writes", () => {
   });
 });
 
+describe("PNG decompression bombs", () => {
+  it("a 1x1 image whose IDAT inflates to 64 MB yields its pixel and stops inflating there", async () => {
+    const inflated = new Uint8Array(64 * 1024 * 1024); // one filter byte + RGB, then zeros
+    inflated.set([0, 10, 20, 30]);
+    const idat = await zlib(inflated);
+    expect(idat.length).toBeLessThan(100_000);
+    const ihdr = new Uint8Array(13);
+    new DataView(ihdr.buffer).setUint32(0, 1);
+    new DataView(ihdr.buffer).setUint32(4, 1);
+    ihdr.set([8, 2, 0, 0, 0], 8);
+    const signature = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    const png = concat(signature, pngChunk("IHDR", ihdr), pngChunk("IDAT", idat), pngChunk("IEND", new Uint8Array()));
+    expect(pixelAt(await decodePng(png), 0, 0)).toEqual([10, 20, 30, 255]);
+  });
+});
+
 describe("PNG failures", () => {
   it("missing IEND, corrupt zlib data and short image data are invalid_image", async () => {
     const png = await encodeImage(gradient(40, 40), "png");

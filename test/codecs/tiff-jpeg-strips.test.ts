@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from "vitest";
 import { assertSafeToDecode, decodeImage, encodeImage, readHeader, type RasterImage } from "../../src/codecs/index.ts";
-import { decodeJpegStream, MAX_JPEG_SCANS } from "../../src/codecs/jpeg.ts";
+import { MAX_JPEG_SCANS } from "../../src/codecs/jpeg.ts";
 import { blobOffset, concat, image, pixelAt, pixelgateError, tiffFile } from "./support.ts";
 
 /** A width x (strips * rowsPerStrip) YCbCr JPEG TIFF, one JPEG per strip, each its own blob. */
@@ -32,23 +32,15 @@ function jpegTiff(width: number, rowsPerStrip: number, strips: Uint8Array[]): Ui
 const solid = (width: number, height: number, rgb: [number, number, number]): RasterImage => image(width, height, () => [...rgb, 255]);
 
 describe("JPEG-in-TIFF strips", () => {
-  it("all strips of one image share one MozJPEG instance: 400 strips cost less than 100 instances", async () => {
-    // Module mocks do not run in workerd, so the instance count is shown by cost instead, both
-    // sides measured here under the same load: a fresh instance per strip made 400 strips cost
-    // about 4 times the baseline, one instance about a quarter of it.
+  it("decodes 400 strips with one shared decoder, each strip landing in its own rows", async () => {
+    // Sharing one MozJPEG instance across strips is a speed matter, measured by npm run
+    // bench:codecs, not here; this test pins down that sharing it keeps the strips apart.
     const red = await encodeImage(solid(8, 2, [220, 20, 20]), "jpeg");
     const blue = await encodeImage(solid(8, 2, [20, 20, 220]), "jpeg");
     const tiff = jpegTiff(8, 2, Array.from({ length: 400 }, (_, k) => (k % 2 ? blue : red)));
     const header = readHeader(tiff, "tiff");
-    await decodeImage(tiff, header); // warm up: compile caches, first allocations
 
-    let started = performance.now();
-    for (let i = 0; i < 100; i++) await decodeJpegStream(red);
-    const hundredInstances = performance.now() - started;
-    started = performance.now();
     const decoded = await decodeImage(tiff, header);
-    const fourHundredStrips = performance.now() - started;
-    expect(fourHundredStrips, `400 strips took ${fourHundredStrips} ms, 100 fresh instances ${hundredInstances} ms`).toBeLessThan(hundredInstances);
 
     // Results are copies: a later strip does not overwrite an earlier one.
     expect(pixelAt(decoded, 4, 1)[0]).toBeGreaterThan(180);
