@@ -9,7 +9,7 @@ import { invalidImage } from "./bytes.ts";
 import { FORMAT_INFO, type ImageFormat, type ImageHeader } from "./formats.ts";
 import { assertGifFrameDecodable, readGifHeader } from "./gif.ts";
 import { readJpegHeader, readJpegScans } from "./jpeg.ts";
-import { MAX_DECODE_PIXELS, MAX_HEADER_SIDE } from "./limits.ts";
+import { MAX_HEADER_SIDE, maxPixelsFor } from "./limits.ts";
 import { readPngHeader } from "./png.ts";
 import { assertTiffDecodable, readTiffHeader } from "./tiff.ts";
 import { assertWebpFrameDecodable, readWebpHeader } from "./webp.ts";
@@ -40,7 +40,7 @@ export function readHeader(bytes: Uint8Array, format: ImageFormat): ImageHeader 
  * Throws unless an image of this header may be decoded here:
  * - invalid_image when a side is zero, not an integer or beyond what any format can store
  *   (a corrupt header, not a large image);
- * - image_too_large when width x height exceeds MAX_DECODE_PIXELS (limits.ts).
+ * - image_too_large when width x height exceeds the format's pixel limit (limits.ts).
  */
 export function assertDecodable(header: ImageHeader): void {
   const { width, height } = header;
@@ -49,11 +49,18 @@ export function assertDecodable(header: ImageHeader): void {
     if (!Number.isInteger(side) || side < 1) throw invalidImage(`The ${label} header gives the image no size (${width}x${height}).`);
     if (side > MAX_HEADER_SIDE) throw invalidImage(`The ${label} header gives an impossible size (${width}x${height}).`);
   }
-  if (width * height > MAX_DECODE_PIXELS) {
+  assertWithinPixelLimit(width, height, header.format, "image");
+}
+
+/** image_too_large when a width x height image is over the pixel limit for reading or writing `format`. */
+export function assertWithinPixelLimit(width: number, height: number, format: string, param: string): void {
+  const limit = maxPixelsFor(format);
+  if (width * height > limit) {
+    const label = FORMAT_INFO[format as keyof typeof FORMAT_INFO]?.label ?? format;
     throw new PixelgateError(
       "image_too_large",
-      `The image is ${width}x${height} (${width * height} pixels); at most ${MAX_DECODE_PIXELS} pixels can be processed.`,
-      { param: "image" },
+      `The image is ${width}x${height} (${width * height} pixels); at most ${limit} pixels can be processed as ${label}.`,
+      { param },
     );
   }
 }

@@ -11,10 +11,10 @@
 export { IMAGE_FORMATS, FORMAT_INFO } from "./formats.ts";
 export type { ImageFormat, FormatInfo, RasterImage, ImageHeader } from "./formats.ts";
 export { sniffFormat } from "./sniff.ts";
-export { readHeader, assertDecodable, assertSafeToDecode } from "./header.ts";
+export { readHeader, assertDecodable, assertSafeToDecode, assertWithinPixelLimit } from "./header.ts";
 export { decodeImage } from "./decode.ts";
 export { encodeImage, type EncodeOptions } from "./encode.ts";
 export { readOrientation, applyOrientation, type Orientation } from "./orientation.ts";
 export { imageHasAlpha } from "./raster.ts";
-export { MAX_DECODE_PIXELS, HARD_MAX_PIXELS } from "./limits.ts";
+export { MAX_DECODE_PIXELS, MAX_AVIF_PIXELS, HARD_MAX_PIXELS } from "./limits.ts";
 export { paletteSizeForQuality } from "./png.ts";

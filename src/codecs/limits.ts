@@ -6,11 +6,23 @@
 export const HARD_MAX_PIXELS = 16_777_216;
 
 /**
- * The limit actually enforced. It stays at the hard ceiling until the peak memory of one request
- * has been measured; it is then lowered to the largest size that stays under 100 MB (README).
- * Everything that checks pixel counts reads this one constant.
+ * The limit actually enforced: the largest size whose measured peak memory for one request stays
+ * under 100 MB of a 128 MB isolate (npm run bench:codecs; table in the README). The worst
+ * non-AVIF case, a JPEG compress, peaks at about 80 MB at 4 MP and crosses 100 MB near 5 MP.
  */
-export const MAX_DECODE_PIXELS = HARD_MAX_PIXELS;
+export const MAX_DECODE_PIXELS = 4_000_000;
+
+/**
+ * AVIF's codecs (libaom, dav1d) need far more working memory: converting a 4 MP image to AVIF
+ * peaked at 147 MB and decoding one at 112 MB, crossing 100 MB near 2.6 MP. This cap applies to
+ * AVIF input and to AVIF as a conversion target.
+ */
+export const MAX_AVIF_PIXELS = 2_000_000;
+
+/** The pixel limit for reading or writing `format`. */
+export function maxPixelsFor(format: string): number {
+  return format === "avif" ? MAX_AVIF_PIXELS : MAX_DECODE_PIXELS;
+}
 
 /**
  * A side longer than this cannot come from an honest header: PNG and BMP store sides as signed

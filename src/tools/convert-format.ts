@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { decodeImage, encodeImage } from "../codecs";
+import { assertWithinPixelLimit, decodeImage, encodeImage } from "../codecs";
 import { FORMAT_INFO, type ImageFormat } from "../codecs/formats";
 import { hostResult } from "../storage/results";
 import { base64Of, dataUri, IMAGE_INPUT_ERRORS, imageFields, kilobytes, latencySince, sourceImageOf, type SourceImage } from "./source-image";
@@ -82,11 +82,11 @@ export const convertFormat = defineTool({
   input: inputSchema,
   result: (family: Family) => resultSchemas[family],
   async prepare(input: ConvertInput): Promise<Prepared> {
-    return {
-      source: await sourceImageOf(input),
-      target: targetOf(input.targetFormat),
-      responseFormat: input.responseFormat ?? "url",
-    };
+    const source = await sourceImageOf(input);
+    const target = targetOf(input.targetFormat);
+    // Writing AVIF needs more memory than reading anything else: its own, lower limit.
+    assertWithinPixelLimit(source.width, source.height, target, "targetFormat");
+    return { source, target, responseFormat: input.responseFormat ?? "url" };
   },
   price: () => 1,
   summarize: () => ({ model: "wasm-codecs", prompt: "" }),

@@ -7,6 +7,7 @@ import {
   encodeImage,
   HARD_MAX_PIXELS,
   IMAGE_FORMATS,
+  MAX_AVIF_PIXELS,
   MAX_DECODE_PIXELS,
   readHeader,
   sniffFormat,
@@ -159,6 +160,10 @@ describe("assertDecodable and the pixel limit", () => {
     expect(() => assertDecodable({ format: "png", width: MAX_DECODE_PIXELS, height: 1 })).not.toThrow();
     expect((await pixelgateError(() => assertDecodable({ format: "png", width: MAX_DECODE_PIXELS + 1, height: 1 }))).code).toBe("image_too_large");
     expect((await pixelgateError(() => assertDecodable({ format: "png", width: 4097, height: 4096 }))).code).toBe("image_too_large");
+    // AVIF has its own, lower limit (its codecs need more working memory).
+    expect(MAX_AVIF_PIXELS).toBeLessThan(MAX_DECODE_PIXELS);
+    expect(() => assertDecodable({ format: "webp", width: MAX_AVIF_PIXELS + 1, height: 1 })).not.toThrow();
+    expect((await pixelgateError(() => assertDecodable({ format: "avif", width: MAX_AVIF_PIXELS + 1, height: 1 }))).code).toBe("image_too_large");
   });
 
   it("zero and impossible sides are invalid_image, not image_too_large", async () => {

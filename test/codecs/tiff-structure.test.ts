@@ -134,10 +134,11 @@ describe("TIFF IFD0 tag values", () => {
   });
 
   it("utif2's raw sample buffer beyond four bytes per allowed pixel is image_too_large", async () => {
-    // 4096 x 4096 16-bit RGBA behind a 16-byte Deflate strip: 134 MB of samples before RGBA.
+    // 1900 x 1900 16-bit RGBA (within the pixel limit) behind a 16-byte Deflate strip: 29 MB of
+    // samples before RGBA, more than four bytes per allowed pixel.
     const entries: Entry[] = [
-      [256, 4, [4096]], [257, 4, [4096]], [258, 3, [16, 16, 16, 16]], [259, 3, [8]], [262, 3, [2]], [273, 4, [blobOffset(0)]],
-      [277, 3, [4]], [278, 4, [4096]], [279, 4, [16]], [338, 3, [2]],
+      [256, 4, [1900]], [257, 4, [1900]], [258, 3, [16, 16, 16, 16]], [259, 3, [8]], [262, 3, [2]], [273, 4, [blobOffset(0)]],
+      [277, 3, [4]], [278, 4, [1900]], [279, 4, [16]], [338, 3, [2]],
     ];
     expect((await precheck(tiffFile([{ entries }], [new Uint8Array(16)]))).code).toBe("image_too_large");
   });

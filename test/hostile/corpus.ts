@@ -632,7 +632,7 @@ export async function buildCorpus(): Promise<Corpus> {
     bad({ name, group: "bomb", why, ...file(bytes, MIME[format], EXT[format]), expect });
   header("png-header-50000x50000", "A PNG header claiming 50000x50000 (2.5 G pixels) in 33 bytes.", pngHeaderOnly(50_000, 50_000), "png", TOO_LARGE);
   header("png-header-65535x65535", "A PNG header claiming 65535x65535 in front of a real tiny image's data.", concat(PNG_SIGNATURE, ihdr(65_535, 65_535), png.subarray(33)), "png", TOO_LARGE);
-  header("png-header-4097x4096", "One column over the 16,777,216-pixel limit.", pngHeaderOnly(4097, 4096), "png", TOO_LARGE);
+  header("png-header-4097x4096", "One column over the 16,777,216-pixel hard ceiling (the working limit is lower).", pngHeaderOnly(4097, 4096), "png", TOO_LARGE);
   header("png-header-0x0", "A PNG whose IHDR gives it no size.", concat(PNG_SIGNATURE, ihdr(0, 0), png.subarray(33)), "png", INVALID);
   header("png-header-width-2pow31", "Width 2^31: beyond what PNG allows (signed 31-bit).", pngHeaderOnly(0x8000_0000, 1), "png", INVALID);
   header("gif-screen-65535x65535", "A GIF logical screen of 65535x65535 with a 1x1 frame: 4.3 G pixels announced in 40 bytes.", concat(gifScreen(65_535, 65_535), gifOnePixelFrame(0, 0, 1, 1), GIF_TRAILER), "gif", TOO_LARGE);

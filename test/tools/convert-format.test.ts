@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { FORMAT_INFO, type ImageFormat } from "../../src/codecs/index.ts";
 import { gradient, gradientWithAlpha, pixelAt } from "../codecs/support";
 import { newAccount } from "../support/fixtures";
-import { expectParamError } from "../support/envelope";
+import { expectError, expectParamError } from "../support/envelope";
 import { balanceOf, bytesOfBase64, bytesOfDataUri, dataUriOf, decodeAny, fetchHosted, postTool, usageRows } from "../support/tool-calls";
 
 // convert-format on both families (spec 4.14), through the real worker, R2 and ledger.
@@ -81,6 +81,16 @@ describe("POST /v1/convert-format", () => {
     expect(upper.result.targetFormat).toBe("webp");
     const defaulted = (await (await postTool("/v1/convert-format", account.key, { image: await dataUriOf(gradient(8, 8), "jpeg") })).json()) as ConvertBody;
     expect(defaulted.result).toMatchObject({ originalFormat: "jpeg", targetFormat: "png", mimeType: "image/png" });
+  });
+
+  it("refuses AVIF as a target above its own pixel limit, before any charge", async () => {
+    const account = await newAccount({ credits: 5 });
+    // A 1500x1500 PNG is within the general limit but over AVIF's 2,000,000 pixels.
+    const large = await dataUriOf(gradient(1500, 1500));
+    const response = await postTool("/v1/convert-format", account.key, { image: large, targetFormat: "avif" });
+    const body = await expectError(response, 400, "invalid_request_error", "image_too_large");
+    expect(body.error.param).toBe("targetFormat");
+    expect(await balanceOf(account.id)).toBe(5);
   });
 
   for (const target of ["bmp", "svg", "heic"]) {

@@ -1,0 +1,226 @@
+// `npm run bench:codecs`: the worker's image codecs (src/codecs, as POST /v1/compress and
+// /v1/convert-format use them) against sharp, the native baseline, and the peak memory of one
+// request, at 0.25, 1, 4 and 12 megapixels. Prints tables and one `RESULT {json}` line.
+//
+//   npm run bench:codecs                      all sizes (about 10 minutes on 2 cores)
+//   npm run bench:codecs -- --quick           fewer runs per case
+//   npm run bench:codecs -- --sizes 0.25,1    only these sizes (megapixels)
+//   npm run bench:codecs -- --no-memory       timing only
+//   npm run bench:codecs -- --no-timing       peak memory only
+//
+// Time: for each case, the median of N runs of the service's codec call and of sharp at equal
+// settings (see bench/codecs-cases.ts), run alternately in this process; N follows a time budget
+// per case (more runs at small sizes, at least 3). Both run on one thread, as in a Worker:
+// sharp.concurrency(1), and its CPU/wall ratio is printed to show it. Memory: each case once in
+// a fresh child process (bench/codecs-memory-child.ts says exactly what is counted).
+//
+// Exits non-zero only when something is broken (an output of the wrong format or size, a
+// lossless PNG that is not, a crashed child); a missed goal is printed as MISSED.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import sharp from "sharp";
+import { DECODE_CASES, ENCODE_CASES, INPUT_KINDS, MEMORY_CASES, sharpPlan, type TimingCase } from "./bench/codecs-cases.ts";
+import { dimensionsFor, encodeInput, photoLike, type InputKind, type Pixels } from "./bench/codecs-images.ts";
+import { measureMemory } from "./bench/codecs-memory.ts";
+import { analyseLimit, limitReport, MEMORY_BUDGET, memoryTable, resultJson, timingTable, type MemoryRow } from "./bench/codecs-report.ts";
+import { loadCodecs, REPO_ROOT, serviceSettings, type Codecs, type ServiceSettings } from "./bench/codecs-service.ts";
+import { timeCase, type SizeInputs, type TimingOptions, type TimingResult } from "./bench/codecs-timing.ts";
+
+const DEFAULT_SIZES = [0.25, 1, 4, 12];
+/** After this, every case runs its minimum count, so the whole run stays near 15 minutes. */
+const HURRY_AFTER_MS = 9 * 60_000;
+
+interface Flags {
+  sizes: number[];
+  quick: boolean;
+  memory: boolean;
+  timing: boolean;
+}
+
+function parseFlags(argv: string[]): Flags {
+  const flags: Flags = { sizes: DEFAULT_SIZES, quick: false, memory: true, timing: true };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--quick") flags.quick = true;
+    else if (arg === "--no-memory") flags.memory = false;
+    else if (arg === "--no-timing") flags.timing = false;
+    else if (arg === "--sizes" || arg.startsWith("--sizes=")) {
+      const list = arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : (argv[++i] ?? "");
+      flags.sizes = list.split(",").map(Number);
+      if (flags.sizes.some((s) => !(s > 0 && s <= 64))) throw new Error(`--sizes wants megapixel counts such as 0.25,1,4,12, not "${list}"`);
+    } else throw new Error(`unknown option ${arg} (use --quick, --sizes 0.25,1, --no-memory, --no-timing)`);
+  }
+  return flags;
+}
+
+/** A full GC between runs, outside the timed region (node is started without --expose-gc). */
+function exposeGc(): () => void {
+  setFlagsFromString("--expose-gc");
+  return runInNewContext("gc") as () => void;
+}
+
+const log = (line: string) => console.log(`  . ${line}`);
+
+function setupReport(settings: ServiceSettings): string {
+  const v = sharp.versions as Record<string, string | undefined>;
+  const cpu = os.cpus()[0]?.model ?? "unknown CPU";
+  const lines = [
+    `  node ${process.version}, ${os.availableParallelism()} cores (${cpu}), load ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`,
+    `  sharp ${v.sharp} (libvips ${v.vips}, libwebp ${v.webp}, mozjpeg ${v.mozjpeg}, libheif ${v.heif}, aom ${v.aom}, libpng ${v.png}, zlib-ng ${v["zlib-ng"]}, imagequant ${v.imagequant}), concurrency ${sharp.concurrency()}, cache off`,
+    `  service settings: ${settings.sources.join("; ")}`,
+    "  sharp at equal settings:",
+  ];
+  for (const c of ENCODE_CASES) {
+    const plan = sharpPlan(c, settings);
+    lines.push(`    ${c.id.padEnd(15)} ${plan.removeAlpha ? "removeAlpha()." : ""}${plan.format}(${JSON.stringify(plan.options)})`);
+  }
+  lines.push("    decode-*        ensureAlpha().raw() (RGBA, as decodeImage returns)");
+  return lines.join("\n");
+}
+
+/** The uploads for one size, their headers, and the rasters the service decodes from them. */
+async function prepareSize(megapixels: number, codecs: Codecs, dir: string): Promise<SizeInputs> {
+  const { width, height } = dimensionsFor(megapixels);
+  const opaque = photoLike({ width, height }, false);
+  let cutout: Pixels | undefined;
+  const files = new Map<string, Uint8Array>();
+  const headers = new Map<string, ReturnType<Codecs["readHeader"]>>();
+  const rasters = new Map<string, Awaited<ReturnType<Codecs["decodeImage"]>>>();
+  for (const kind of INPUT_KINDS) {
+    const bytes = await encodeInput(kind, opaque, () => (cutout ??= photoLike({ width, height }, true)));
+    writeFileSync(inputPath(dir, megapixels, kind), bytes);
+    const format = codecs.sniffFormat(bytes);
+    if (format === null || format === "svg") throw new Error(`the ${kind} input is not recognised`);
+    const header = codecs.readHeader(bytes, format);
+    files.set(kind, bytes);
+    headers.set(kind, header);
+  }
+  // Encode cases start from what the service itself decoded from the upload.
+  for (const kind of new Set(ENCODE_CASES.map((c) => c.input))) rasters.set(kind, await codecs.decodeImage(files.get(kind)!, headers.get(kind)!));
+  return { megapixels, width, height, files, headers, rasters };
+}
+
+function inputPath(dir: string, megapixels: number, kind: InputKind): string {
+  return path.join(dir, `${megapixels}mp.${kind}`);
+}
+
+async function timeSize(inputs: SizeInputs, codecs: Codecs, settings: ServiceSettings, options: TimingOptions, problems: string[]): Promise<TimingResult[]> {
+  const results: TimingResult[] = [];
+  const cases: TimingCase[] = [...ENCODE_CASES, ...DECODE_CASES];
+  for (const c of cases) {
+    const result = await timeCase(c, inputs, codecs, c.kind === "encode" ? sharpPlan(c, settings) : null, options);
+    for (const p of result.problems) problems.push(`${c.id} @ ${inputs.megapixels} MP: ${p}`);
+    const goal = result.goalRatio === null ? "" : ` (goal <= ${result.goalRatio}: ${result.met ? "ok" : "MISSED"})`;
+    log(`${c.label} @ ${inputs.megapixels} MP: service ${result.serviceMs.toFixed(1)} ms, sharp ${result.sharpMs.toFixed(1)} ms, ratio ${result.ratio.toFixed(2)}${goal}, ${result.runs} runs`);
+    results.push(result);
+  }
+  return results;
+}
+
+async function memorySize(inputs: SizeInputs, dir: string, problems: string[]): Promise<MemoryRow[]> {
+  const rows: MemoryRow[] = [];
+  for (const c of MEMORY_CASES) {
+    const report = await measureMemory({
+      id: c.id,
+      inputPath: inputPath(dir, inputs.megapixels, c.input),
+      ...(c.kind === "encode" ? { target: c.target, ...(c.quality === undefined ? {} : { quality: c.quality }) } : {}),
+    });
+    if (!report.ok) problems.push(`memory ${c.id} @ ${inputs.megapixels} MP: ${report.error}`);
+    const peak = report.ok ? `${(report.peak.total / 2 ** 20).toFixed(1)} MB at ${report.peak.stage}` : `BROKEN ${report.error}`;
+    log(`memory ${c.label} @ ${inputs.megapixels} MP: ${peak}`);
+    const group = c.input === "avif" || (c.kind === "encode" && c.target === "avif") ? "avif" : "other";
+    rows.push({ id: c.id, label: c.label, group, megapixels: inputs.megapixels, pixels: inputs.width * inputs.height, report });
+  }
+  return rows;
+}
+
+const NOTES = `  Notes
+  - Times are wall-clock medians of the codec call alone (encode from the RGBA raster the service
+    decoded, or decode from the uploaded bytes); ratio = service / sharp. Matching output sizes show
+    both sides ran at comparable settings; AVIF is the exception: libheif (sharp) and libavif map
+    quality 50 to different quantizers, so sharp's AVIF files are larger at the same setting.
+    "sharp cpu/wall" near 1.0 means sharp used one thread, like the Worker.
+  - Peak memory = live WASM linear memory + JS ArrayBuffers of one request (upload, raster, output,
+    codec scratch), sampled after every WASM->JS call and every event-loop turn in a fresh process,
+    with a full GC before each codec instance is created and between decode and encode. JS buffers
+    that are garbage but not yet collected count (the TypeScript PNG codec's figures move by ~10%
+    between runs for that reason). "heap" (V8 heap growth) and the request's base64 text and the
+    response's data URI (strings) come on top. "RSS delta" is the kernel's peak-RSS growth of the
+    same process, as a cross-check (it also holds the heap, allocator slack and WASM compilation).
+  - "grow slack": WASM memory committed beyond the largest size a codec asked for; the emscripten
+    glue grows the heap by up to 20% more than requested.
+  - "decoder kept MB": WASM memory of the decode step still alive after that GC. The jsquash glue
+    defines globalThis.ImageData inside the first codec factory call of an isolate when none exists
+    (workerd has none), and that class's closure keeps the first codec instance, with its whole
+    linear memory, alive for the isolate's life. "if released" is the peak without it.`;
+
+async function main(): Promise<number> {
+  const started = Date.now();
+  const flags = parseFlags(process.argv.slice(2));
+  process.chdir(REPO_ROOT);
+  sharp.concurrency(1); // one libvips thread per image, as a Worker has one thread
+  sharp.cache(false); // libvips' operation cache would answer repeated runs without work
+  const gc = exposeGc();
+  const codecs = await loadCodecs();
+  const settings = await serviceSettings(codecs);
+  const options: TimingOptions = {
+    budgetMs: flags.quick ? 1_500 : 5_000,
+    minRuns: 3,
+    maxRuns: flags.quick ? 5 : 15,
+    warmUp: true,
+    hurryAfter: started + HURRY_AFTER_MS,
+    gc,
+  };
+  console.log("=== Pixelgate codec benchmark ===\n");
+  console.log(setupReport(settings));
+  console.log("");
+
+  const dir = mkdtempSync(path.join(os.tmpdir(), "pixelgate-bench-codecs-"));
+  const problems: string[] = [];
+  const timing: TimingResult[] = [];
+  const memory: MemoryRow[] = [];
+  try {
+    for (const [index, megapixels] of [...flags.sizes].sort((a, b) => a - b).entries()) {
+      log(`${megapixels} MP: generating the inputs`);
+      const inputs = await prepareSize(megapixels, codecs, dir);
+      options.warmUp = index === 0; // WASM code is tiered up once per process, not per size
+      if (flags.timing) timing.push(...(await timeSize(inputs, codecs, settings, options, problems)));
+      if (flags.memory) memory.push(...(await memorySize(inputs, dir, problems)));
+      gc();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  if (timing.length) {
+    console.log("\nTime: service codec vs sharp (median wall ms, single thread)");
+    console.log(timingTable(timing));
+  }
+  const limit = memory.length ? analyseLimit(memory, codecs.HARD_MAX_PIXELS) : null;
+  const webp12 = memory.find((m) => m.id === "webp-q70" && m.megapixels === 12)?.report;
+  if (memory.length) {
+    console.log("\nPeak memory of one request (MB = 2^20 bytes; budget 100 MB of the isolate's 128 MB)");
+    console.log(memoryTable(memory));
+    console.log("");
+    console.log(limitReport(limit!, codecs.MAX_DECODE_PIXELS));
+    if (webp12?.ok) {
+      const met = webp12.peak.total <= MEMORY_BUDGET;
+      console.log(`  Goal: a 12 MP photo compressed to WebP within 100 MB: ${(webp12.peak.total / 2 ** 20).toFixed(1)} MB ${met ? "ok" : "MISSED"}`);
+    }
+  }
+  console.log(`\n${NOTES}`);
+  for (const problem of problems) console.log(`\nBROKEN ${problem}`);
+  const elapsedS = (Date.now() - started) / 1000;
+  console.log(`\nRESULT ${JSON.stringify(resultJson({ problems, sizes: flags.sizes, timing, memory, limit, webp12, elapsedS }))}`);
+  return problems.length === 0 ? 0 : 1;
+}
+
+try {
+  process.exitCode = await main();
+} catch (error) {
+  console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  process.exitCode = 1;
+}

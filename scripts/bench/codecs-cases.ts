@@ -1,0 +1,120 @@
+// What `npm run bench:codecs` measures: each operation of the service, the input it starts
+// from, the goal for its time ratio to sharp, and sharp's pipeline at equal settings.
+//
+// Settings mapping (service -> sharp), all single-threaded (sharp.concurrency(1)):
+//   webp q70  libwebp lossy, method M, sns 50, filter 60, 4 segments, 1 pass (WebPConfig defaults)
+//             -> sharp webp({ quality: 70, effort: M, alphaQuality: 100, smartSubsample: false }):
+//             sharp's "default" preset is the same WebPConfig defaults.
+//   jpeg q70  MozJPEG, progressive, optimised Huffman, quant table 3, trellis (MozJPEG's default
+//             profile), 4:2:0 -> sharp jpeg({ quality: 70, mozjpeg: true, chromaSubsampling:
+//             "4:2:0" }): sharp's libvips is built on MozJPEG, and mozjpeg: true selects the same
+//             profile (trellis, overshoot deringing, scan optimisation, progressive, table 3).
+//   avif q50  libavif + libaom, speed S, 4:2:0, 8 bit -> sharp avif({ quality: 50, effort: 9 - S,
+//             chromaSubsampling: "4:2:0", bitdepth: 8 }): libheif + libaom; both map quality
+//             to the AV1 quantizer as (100 - q) * 63 / 100 and speed to aom's cpu-used.
+//   png q100  lossless, smallest exact layout (RGB for opaque), adaptive filter per row (minimum
+//             sum of absolute residuals), zlib level 6 (CompressionStream's default)
+//             -> sharp png({ compressionLevel: 6, adaptiveFiltering: true }), alpha removed for an
+//             opaque image so sharp writes RGB too.
+//   png q70   median-cut palette of 128 colours, no dithering; the lossless file is written as
+//             well and the smaller one wins -> sharp png({ palette: true, colours: 128, dither: 0,
+//             compressionLevel: 6 }) (libimagequant, its default effort): sharp does one
+//             encode where the service does two, so this ratio is the service's whole cost.
+//   decode    service: src/codecs decodeImage to RGBA -> sharp: decode, ensureAlpha, raw RGBA.
+import type { Format, ServiceSettings } from "./codecs-service.ts";
+import type { InputKind } from "./codecs-images.ts";
+
+export interface EncodeCase {
+  kind: "encode";
+  id: string;
+  label: string;
+  input: InputKind;
+  target: Format;
+  /** Absent: the convert tool's fixed settings (no quality passed). */
+  quality?: number;
+  /** Goal for median(service) / median(sharp). */
+  goalRatio: number;
+}
+
+export interface DecodeCase {
+  kind: "decode";
+  id: string;
+  label: string;
+  input: InputKind;
+}
+
+export type TimingCase = EncodeCase | DecodeCase;
+
+export const ENCODE_CASES: EncodeCase[] = [
+  { kind: "encode", id: "webp-q70", label: "compress webp q70 (jpeg in)", input: "jpeg", target: "webp", quality: 70, goalRatio: 1.2 },
+  { kind: "encode", id: "jpeg-q70", label: "compress jpeg q70 (jpeg in)", input: "jpeg", target: "jpeg", quality: 70, goalRatio: 2.0 },
+  { kind: "encode", id: "avif-q50", label: "convert avif q50 (jpeg in)", input: "jpeg", target: "avif", goalRatio: 2.0 },
+  { kind: "encode", id: "png-q100", label: "compress png q100 (png in)", input: "png", target: "png", quality: 100, goalRatio: 1.0 },
+  { kind: "encode", id: "png-q100-alpha", label: "compress png q100 alpha", input: "png-alpha", target: "png", quality: 100, goalRatio: 1.0 },
+  { kind: "encode", id: "png-q70", label: "compress png q70 (png in)", input: "png", target: "png", quality: 70, goalRatio: 1.0 },
+  { kind: "encode", id: "png-q70-alpha", label: "compress png q70 alpha", input: "png-alpha", target: "png", quality: 70, goalRatio: 1.0 },
+];
+
+export const DECODE_CASES: DecodeCase[] = [
+  { kind: "decode", id: "decode-jpeg", label: "decode jpeg", input: "jpeg" },
+  { kind: "decode", id: "decode-png", label: "decode png (rgb)", input: "png" },
+  { kind: "decode", id: "decode-png-alpha", label: "decode png (rgba)", input: "png-alpha" },
+  { kind: "decode", id: "decode-webp", label: "decode webp", input: "webp" },
+  { kind: "decode", id: "decode-avif", label: "decode avif", input: "avif" },
+];
+
+/**
+ * Peak memory of one request: every encode case as the tool runs it (decode the upload, then
+ * encode), the same targets from a PNG upload (a large input file stays alive through the
+ * encode), and decode-only for the inputs that no encode case starts from.
+ */
+export const MEMORY_CASES: TimingCase[] = [
+  ...ENCODE_CASES,
+  { kind: "encode", id: "webp-q70-from-png", label: "compress webp q70 (png in)", input: "png", target: "webp", quality: 70, goalRatio: 1.2 },
+  { kind: "encode", id: "avif-q50-from-png", label: "convert avif q50 (png in)", input: "png", target: "avif", goalRatio: 2.0 },
+  { kind: "decode", id: "decode-webp", label: "decode webp", input: "webp" },
+  { kind: "decode", id: "decode-avif", label: "decode avif", input: "avif" },
+];
+
+export const INPUT_KINDS: InputKind[] = ["jpeg", "png", "png-alpha", "webp", "avif"];
+
+/** What sharp is asked to do for `c`, at the service's settings. Pure data, printed in the report. */
+export interface SharpPlan {
+  removeAlpha: boolean;
+  format: Format;
+  options: Record<string, unknown>;
+}
+
+export function sharpPlan(c: EncodeCase, settings: ServiceSettings): SharpPlan {
+  switch (c.target) {
+    case "webp":
+      return {
+        removeAlpha: false,
+        format: "webp",
+        options: { quality: c.quality ?? 80, effort: settings.webpMethod, alphaQuality: 100, smartSubsample: false, lossless: false, nearLossless: false },
+      };
+    case "jpeg":
+      return {
+        removeAlpha: false,
+        format: "jpeg",
+        options: { quality: c.quality ?? 80, mozjpeg: true, chromaSubsampling: "4:2:0", ...(settings.jpegProgressive ? {} : { progressive: false }) },
+      };
+    case "avif":
+      return {
+        removeAlpha: false,
+        format: "avif",
+        options: { quality: c.quality ?? 50, effort: Math.max(0, Math.min(9, 9 - settings.avifSpeed)), chromaSubsampling: "4:2:0", bitdepth: 8, lossless: false },
+      };
+    case "png":
+      if ((c.quality ?? 100) >= 100) {
+        return { removeAlpha: c.input !== "png-alpha", format: "png", options: { compressionLevel: 6, adaptiveFiltering: true, palette: false } };
+      }
+      return {
+        removeAlpha: false,
+        format: "png",
+        options: { palette: true, colours: settings.paletteSize(c.quality ?? 100), dither: 0, compressionLevel: 6 },
+      };
+    default:
+      throw new Error(`no sharp mapping for ${c.target}`);
+  }
+}

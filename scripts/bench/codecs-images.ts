@@ -1,0 +1,200 @@
+// Deterministic "photo-like" test images for `npm run bench:codecs`, and the input files made
+// from them. Random noise alone would be unfair to every codec (incompressible) and a flat
+// gradient unfair the other way, so the picture mixes what photos have: smooth sky and lighting
+// gradients, hard object edges, mid-frequency texture and per-pixel sensor grain. Features are
+// placed in relative coordinates, so every size shows the same scene at a different resolution.
+import sharp from "sharp";
+
+export interface Dimensions {
+  width: number;
+  height: number;
+}
+
+/** RGBA pixels, the layout of the service's RasterImage. */
+export interface Pixels extends Dimensions {
+  data: Uint8ClampedArray;
+}
+
+/** mulberry32: small, fast and the same on every machine, so the images are reproducible. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The scene's sizes for the megapixel counts the issue names; others get a 4:3 frame. */
+export function dimensionsFor(megapixels: number): Dimensions {
+  const known: Record<string, Dimensions> = {
+    "0.25": { width: 500, height: 500 },
+    "1": { width: 1000, height: 1000 },
+    "4": { width: 2000, height: 2000 },
+    "12": { width: 4000, height: 3000 },
+  };
+  const fixed = known[String(megapixels)];
+  if (fixed) return fixed;
+  const width = Math.round(Math.sqrt((megapixels * 1e6 * 4) / 3));
+  return { width, height: Math.round((width * 3) / 4) };
+}
+
+/** An opaque photo-like image; with `alpha`, a cut-out with a feathered elliptical edge. */
+export function photoLike({ width, height }: Dimensions, alpha: boolean): Pixels {
+  const data = new Uint8ClampedArray(width * height * 4);
+  const random = prng(20260801);
+  paintBackground(data, width, height);
+  paintShapes(data, width, height, random);
+  addTextureAndGrain(data, width, height, random);
+  if (alpha) cutOut(data, width, height);
+  else for (let i = 3; i < data.length; i += 4) data[i] = 255;
+  return { width, height, data };
+}
+
+/** Sky fading into ground at a soft horizon, under a slow separable lighting wave. */
+function paintBackground(data: Uint8ClampedArray, width: number, height: number): void {
+  const light = new Float32Array(width);
+  for (let x = 0; x < width; x++) light[x] = 1 + 0.12 * Math.sin(2 * Math.PI * (x / width) * 1.3 + 0.7);
+  for (let y = 0; y < height; y++) {
+    const v = y / height;
+    const ground = Math.min(1, Math.max(0, (v - 0.42) / 0.06)); // horizon band
+    const sky = 1 - ground;
+    const r = sky * (110 + 60 * v) + ground * (95 + 40 * (1 - v));
+    const g = sky * (150 + 50 * v) + ground * (110 + 20 * v);
+    const b = sky * (215 - 30 * v) + ground * (60 + 10 * v);
+    const rowLight = 1 + 0.08 * Math.cos(2 * Math.PI * v * 0.9);
+    for (let x = 0, o = y * width * 4; x < width; x++, o += 4) {
+      const l = light[x]! * rowLight;
+      data[o] = r * l;
+      data[o + 1] = g * l;
+      data[o + 2] = b * l;
+    }
+  }
+}
+
+/** A dozen shaded ellipses and rectangles with anti-aliased hard edges (buildings, objects). */
+function paintShapes(data: Uint8ClampedArray, width: number, height: number, random: () => number): void {
+  const scale = Math.min(width, height);
+  for (let k = 0; k < 12; k++) {
+    const cx = random() * width;
+    const cy = (0.3 + random() * 0.7) * height;
+    const rx = (0.04 + random() * 0.14) * scale;
+    const ry = (0.04 + random() * 0.14) * scale;
+    const ellipse = random() < 0.5;
+    const color = [40 + random() * 200, 40 + random() * 200, 40 + random() * 200];
+    const shade = 0.5 + random() * 0.5; // darker towards the bottom-right, as if lit from the top-left
+    const x0 = Math.max(0, Math.floor(cx - rx - 1));
+    const x1 = Math.min(width, Math.ceil(cx + rx + 1));
+    const y0 = Math.max(0, Math.floor(cy - ry - 1));
+    const y1 = Math.min(height, Math.ceil(cy + ry + 1));
+    for (let y = y0; y < y1; y++) {
+      for (let x = x0; x < x1; x++) {
+        const dx = (x + 0.5 - cx) / rx;
+        const dy = (y + 0.5 - cy) / ry;
+        // Signed distance to the edge in pixels (approximate), turned into 1-pixel coverage.
+        const inside = ellipse ? (1 - Math.hypot(dx, dy)) * Math.min(rx, ry) : Math.min((1 - Math.abs(dx)) * rx, (1 - Math.abs(dy)) * ry);
+        const cover = Math.min(1, Math.max(0, inside + 0.5));
+        if (cover === 0) continue;
+        const l = 1 - (1 - shade) * (0.5 + 0.25 * (dx + dy));
+        const o = (y * width + x) * 4;
+        for (let c = 0; c < 3; c++) data[o + c] = data[o + c]! * (1 - cover) + color[c]! * l * cover;
+      }
+    }
+  }
+}
+
+/** A grid of random values, bilinearly interpolated: smooth noise at one scale. */
+class ValueNoise {
+  private readonly grid: Float32Array;
+  private readonly columns: number;
+  private readonly cell: number;
+  constructor(width: number, height: number, cell: number, random: () => number) {
+    this.cell = cell;
+    this.columns = Math.ceil(width / cell) + 2;
+    this.grid = new Float32Array(this.columns * (Math.ceil(height / cell) + 2));
+    for (let i = 0; i < this.grid.length; i++) this.grid[i] = random() * 2 - 1;
+  }
+  at(x: number, y: number): number {
+    const gx = x / this.cell;
+    const gy = y / this.cell;
+    const ix = Math.floor(gx);
+    const iy = Math.floor(gy);
+    const fx = gx - ix;
+    const fy = gy - iy;
+    const g = this.grid;
+    const k = iy * this.columns + ix;
+    const top = g[k]! + (g[k + 1]! - g[k]!) * fx;
+    const bottom = g[k + this.columns]! + (g[k + this.columns + 1]! - g[k + this.columns]!) * fx;
+    return top + (bottom - top) * fy;
+  }
+}
+
+/**
+ * Texture in four octaves (cells of 1/40, 1/160 and 1/640 of the width, and 2.5 pixels: fields,
+ * foliage, fine detail), stronger below the horizon, plus per-pixel grain of a few levels (mostly luma, a
+ * little chroma), as a camera sensor gives.
+ */
+function addTextureAndGrain(data: Uint8ClampedArray, width: number, height: number, random: () => number): void {
+  const octaves = [
+    { noise: new ValueNoise(width, height, Math.max(2, width / 40), random), amplitude: 14 },
+    { noise: new ValueNoise(width, height, Math.max(2, width / 160), random), amplitude: 10 },
+    { noise: new ValueNoise(width, height, Math.max(2, width / 640), random), amplitude: 8 },
+    // Fine detail at a fixed pixel scale (grass, hair, fabric), as a sharp lens resolves it.
+    { noise: new ValueNoise(width, height, 2.5, random), amplitude: 12 },
+  ];
+  for (let y = 0; y < height; y++) {
+    const strength = y / height > 0.45 ? 1 : 0.3;
+    for (let x = 0, o = y * width * 4; x < width; x++, o += 4) {
+      let texture = 0;
+      for (const { noise, amplitude } of octaves) texture += noise.at(x, y) * amplitude;
+      texture *= strength;
+      const luma = (random() + random() - 1) * 7;
+      data[o] = data[o]! + texture + luma + (random() - 0.5) * 3;
+      data[o + 1] = data[o + 1]! + texture + luma + (random() - 0.5) * 3;
+      data[o + 2] = data[o + 2]! + texture * 0.8 + luma + (random() - 0.5) * 3;
+    }
+  }
+}
+
+/** Alpha: opaque inside a centred ellipse, a feathered edge of 3% of the width, clear outside. */
+function cutOut(data: Uint8ClampedArray, width: number, height: number): void {
+  const feather = 0.03 * width;
+  const rx = 0.38 * width;
+  const ry = 0.42 * height;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0, o = y * width * 4 + 3; x < width; x++, o += 4) {
+      const d = (1 - Math.hypot((x - width / 2) / rx, (y - height / 2) / ry)) * Math.min(rx, ry);
+      data[o] = (d / feather) * 255 + 0.5;
+    }
+  }
+}
+
+export type InputKind = "jpeg" | "png" | "png-alpha" | "webp" | "avif";
+
+/**
+ * The uploaded file for each input kind, made by sharp from the scene: a camera-like JPEG
+ * (quality 90, 4:2:0, baseline), an RGB PNG (as photos are saved) or an RGBA PNG for the
+ * cut-out, a quality-80 WebP and a quality-50 AVIF.
+ */
+export async function encodeInput(kind: InputKind, opaque: Pixels, cutout: () => Pixels): Promise<Uint8Array> {
+  const withAlpha = kind === "png-alpha";
+  const source = withAlpha ? cutout() : opaque;
+  const raw = sharp(Buffer.from(source.data.buffer, source.data.byteOffset, source.data.byteLength), {
+    raw: { width: source.width, height: source.height, channels: 4 },
+  });
+  // An opaque photo is stored without an alpha channel, as cameras and editors write it.
+  const image = withAlpha ? raw : raw.removeAlpha();
+  switch (kind) {
+    case "jpeg":
+      return image.jpeg({ quality: 90, chromaSubsampling: "4:2:0" }).toBuffer();
+    case "png":
+    case "png-alpha":
+      return image.png({ compressionLevel: 6 }).toBuffer();
+    case "webp":
+      return image.webp({ quality: 80 }).toBuffer();
+    case "avif":
+      return image.avif({ quality: 50, effort: 2 }).toBuffer();
+  }
+}

@@ -1,0 +1,276 @@
+// One request's peak memory, measured in a fresh process (started by codecs-memory.ts with
+// --expose-gc) so nothing from an earlier case is still allocated.
+//
+//   node --expose-gc scripts/bench/codecs-memory-child.ts '<MemorySpec as JSON>'
+//
+// It runs the tool's path exactly: sniff and read the header of the uploaded bytes, decodeImage,
+// then encodeImage with the case's quality. What is counted ("peak"), sampled all along:
+//   WASM linear memory  the byteLength of every codec instance's Memory that is still alive,
+//                       found by wrapping WebAssembly.Instance (wasm.ts creates one per call);
+//   JS ArrayBuffers     process.memoryUsage().arrayBuffers above the baseline taken just before
+//                       the upload is read: the upload, the RGBA raster, the output, codec
+//                       scratch buffers (Node counts WASM memory elsewhere, so nothing twice).
+// Not counted: the V8 heap (reported apart as "heap"), the request's base64 text and the
+// response's data URI (strings), the compiled WASM code (shared per isolate, not per request).
+//
+// Sampling points: after every call from WASM into JS (memory grows only through the
+// emscripten_resize_heap import, and embind builds its JS result arrays in imports, so this
+// sees each codec's largest memory together with what JS holds at that moment), on every
+// event-loop turn (the TypeScript PNG codec between its zlib stream chunks), and at the stage
+// boundaries. A full GC runs before each WASM instance is created and between decode and
+// encode, so "live between stages" shows whether the decoder's memory is really released.
+import { readFileSync, writeFileSync } from "node:fs";
+import { setImmediate as nextTurn } from "node:timers/promises";
+import { loadCodecs, type Format } from "./codecs-service.ts";
+
+export interface MemorySpec {
+  id: string;
+  inputPath: string;
+  /** Absent: decode only. */
+  target?: Format;
+  quality?: number;
+}
+
+type Stage = "decode" | "between" | "encode";
+
+/** The largest total seen in one stage, and what it was made of at that moment. */
+export interface StagePeak {
+  total: number;
+  wasm: number;
+  js: number;
+}
+
+export interface MemoryReport {
+  id: string;
+  ok: boolean;
+  error?: string;
+  peak: StagePeak & { stage: Stage };
+  stages: Partial<Record<Stage, StagePeak>>;
+  /** Largest V8 heap growth over the baseline (not part of `peak`). */
+  heap: number;
+  /** Largest Memory of each codec instance, by the stage that created it, and the largest size it asked for. */
+  instances: { stage: Stage; bytes: number; requested: number }[];
+  /** Whether any decode-stage WASM memory survived the full GC between decode and encode. */
+  decoderMemoryAfterGc: number;
+  inputBytes: number;
+  rasterBytes: number;
+  outputBytes: number;
+  /** Kernel peak RSS (VmHWM) minus RSS at the baseline: everything, as a cross-check. */
+  rssDelta: number | null;
+  wallMs: number;
+}
+
+const gc = (globalThis as { gc?: () => void }).gc;
+if (!gc) throw new Error("run with --expose-gc");
+
+// The slice of the WebAssembly API used here (the Node type check has no DOM lib to declare it).
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+}
+type WasmImports = Record<string, Record<string, unknown>>;
+interface WasmInstance {
+  readonly exports: Record<string, unknown>;
+}
+interface WasmApi {
+  Memory: abstract new (...args: never[]) => WasmMemory;
+  Instance: { new (module: unknown, imports?: WasmImports): WasmInstance; prototype: WasmInstance };
+}
+const wasmApi = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+
+interface Tracked {
+  ref: WeakRef<WasmMemory>;
+  stage: Stage;
+  max: number;
+  /** Largest size the codec asked emscripten_resize_heap for (0: it never grew). */
+  requested: number;
+}
+
+const tracked: Tracked[] = [];
+let stage: Stage = "decode";
+let base = process.memoryUsage();
+const stages: Partial<Record<Stage, StagePeak>> = {};
+let peak: StagePeak & { stage: Stage } = { total: 0, wasm: 0, js: 0, stage: "decode" };
+let heapPeak = 0;
+
+function sample(): void {
+  let wasm = 0;
+  for (const t of tracked) {
+    const memory = t.ref.deref();
+    if (!memory) continue;
+    const bytes = memory.buffer.byteLength;
+    if (bytes > t.max) t.max = bytes;
+    wasm += bytes;
+  }
+  const usage = process.memoryUsage();
+  const js = usage.arrayBuffers - base.arrayBuffers;
+  const total = wasm + js;
+  heapPeak = Math.max(heapPeak, usage.heapUsed - base.heapUsed);
+  const current = stages[stage];
+  if (!current || total > current.total) stages[stage] = { total, wasm, js };
+  if (total > peak.total) peak = { total, wasm, js, stage };
+}
+
+function track(memory: WasmMemory): Tracked {
+  const known = tracked.find((t) => t.ref.deref() === memory);
+  if (known) return known;
+  const entry: Tracked = { ref: new WeakRef(memory), stage, max: 0, requested: 0 };
+  tracked.push(entry);
+  return entry;
+}
+
+/** The instance's own memory, set once it exists; imports use it to spot a growth. */
+interface Owner {
+  memory?: Tracked;
+}
+
+/**
+ * Imports whose every function samples memory after it returns. A call during which the
+ * instance's memory grew is emscripten_resize_heap(requestedSize): its argument is what the
+ * codec needed, so committed - requested is the glue's over-allocation (it grows by up to 20%
+ * more than asked).
+ */
+function sampledImports(imports: WasmImports | undefined, owner: Owner): WasmImports {
+  const out: WasmImports = {};
+  for (const [space, values] of Object.entries(imports ?? {})) {
+    const wrapped: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(values)) {
+      wrapped[name] =
+        typeof value === "function"
+          ? function (this: unknown, ...args: unknown[]) {
+              const before = owner.memory?.ref.deref()?.buffer.byteLength ?? 0;
+              try {
+                return (value as (...a: unknown[]) => unknown).apply(this, args);
+              } finally {
+                const memory = owner.memory;
+                if (memory && (memory.ref.deref()?.buffer.byteLength ?? 0) > before) {
+                  memory.requested = Math.max(memory.requested, Number(args[0]) >>> 0);
+                }
+                sample();
+              }
+            }
+          : value;
+    }
+    out[space] = wrapped;
+  }
+  return out;
+}
+
+/** wasm.ts instantiates with `new WebAssembly.Instance`: wrap it to see every codec memory. */
+function instrumentWebAssembly(): void {
+  const NativeInstance = wasmApi.Instance;
+  function TrackedInstance(module: unknown, imports?: WasmImports): WasmInstance {
+    gc!(); // whatever an earlier instance left unreachable is gone before this one grows
+    sample();
+    const owner: Owner = {};
+    for (const values of Object.values(imports ?? {})) {
+      for (const value of Object.values(values)) if (value instanceof wasmApi.Memory) owner.memory = track(value);
+    }
+    const instance = new NativeInstance(module, sampledImports(imports, owner));
+    for (const value of Object.values(instance.exports)) if (value instanceof wasmApi.Memory) owner.memory = track(value);
+    sample();
+    return instance;
+  }
+  TrackedInstance.prototype = NativeInstance.prototype;
+  (wasmApi as { Instance: unknown }).Instance = TrackedInstance;
+}
+
+/** Linux only: VmHWM can be reset through clear_refs, so it shows this request's peak. */
+function rssKb(field: "VmRSS" | "VmHWM"): number | null {
+  try {
+    const match = readFileSync("/proc/self/status", "utf8").match(new RegExp(`${field}:\\s+(\\d+)`));
+    return match ? Number(match[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+function resetPeakRss(): boolean {
+  try {
+    writeFileSync("/proc/self/clear_refs", "5");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function run(spec: MemorySpec): Promise<MemoryReport> {
+  instrumentWebAssembly();
+  const codecs = await loadCodecs(); // compiles the WASM modules; no instance exists yet
+
+  // Every event-loop turn samples, for the JS codecs that allocate between awaits.
+  let sampling = true;
+  const ticker = (async () => {
+    while (sampling) {
+      sample();
+      await nextTurn();
+    }
+  })();
+
+  gc!();
+  await nextTurn();
+  gc!();
+  base = process.memoryUsage();
+  const rssReset = resetPeakRss();
+  const rss0 = rssKb("VmRSS");
+  const started = performance.now();
+
+  stage = "decode";
+  const file = readFileSync(spec.inputPath);
+  const bytes = new Uint8Array(file.buffer, file.byteOffset, file.byteLength); // a view: the upload once
+  const format = codecs.sniffFormat(bytes);
+  if (format === null || format === "svg") throw new Error(`input ${spec.inputPath} is not a raster format`);
+  const header = codecs.readHeader(bytes, format);
+  const raster = await codecs.decodeImage(bytes, header);
+  sample();
+
+  let output: Uint8Array | null = null;
+  let decoderMemoryAfterGc = 0;
+  if (spec.target) {
+    stage = "between";
+    // WeakRef.deref (in sample) keeps its target alive until the current job ends: let the
+    // jobs that sampled end, so the GC below can take whatever is really unreachable.
+    await nextTurn();
+    await nextTurn();
+    gc!();
+    sample();
+    decoderMemoryAfterGc = tracked.filter((t) => t.stage === "decode").reduce((n, t) => n + (t.ref.deref()?.buffer.byteLength ?? 0), 0);
+    stage = "encode";
+    output = await codecs.encodeImage(raster, spec.target, spec.quality === undefined ? {} : { quality: spec.quality });
+    sample();
+  }
+  const wallMs = performance.now() - started;
+  sampling = false;
+  await ticker;
+
+  if (raster.width * raster.height * 4 !== raster.data.length || raster.width !== header.width) throw new Error("decoded raster has the wrong size");
+  if (spec.target && output) {
+    const written = codecs.sniffFormat(output);
+    if (written !== spec.target) throw new Error(`wrote ${String(written)}, not ${spec.target}`);
+    const h = codecs.readHeader(output, spec.target);
+    if (h.width !== raster.width || h.height !== raster.height) throw new Error(`wrote ${h.width}x${h.height}`);
+  }
+  const hwm = rssKb("VmHWM");
+  return {
+    id: spec.id,
+    ok: true,
+    peak,
+    stages,
+    heap: heapPeak,
+    instances: tracked.map((t) => ({ stage: t.stage, bytes: t.max, requested: t.requested || t.max })),
+    decoderMemoryAfterGc,
+    inputBytes: bytes.length,
+    rasterBytes: raster.data.byteLength,
+    outputBytes: output?.length ?? 0,
+    rssDelta: rssReset && hwm !== null && rss0 !== null ? (hwm - rss0) * 1024 : null,
+    wallMs,
+  };
+}
+
+const spec = JSON.parse(process.argv[2] ?? "{}") as MemorySpec;
+try {
+  console.log(`MEMORY ${JSON.stringify(await run(spec))}`);
+} catch (error) {
+  const message = error instanceof Error ? error.message : String(error);
+  console.log(`MEMORY ${JSON.stringify({ id: spec.id, ok: false, error: message })}`);
+  process.exitCode = 1;
+}

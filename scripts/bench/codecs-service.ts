@@ -1,0 +1,89 @@
+// The worker's codec layer (src/codecs), loaded into plain Node for the codec benchmark.
+//
+// test/hostile/node-codec-loader.ts (module hooks) makes Node compile the `.wasm` imports the way
+// the worker's bundler does and transpile src/ TypeScript. The codec module is imported through
+// a computed specifier and typed by the small interface below, so `tsc -p tsconfig.node.json`
+// (which checks scripts/) does not pull the worker's sources into the Node type check.
+import { readFileSync } from "node:fs";
+import { register } from "node:module";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+
+export const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
+
+export type Format = "png" | "jpeg" | "webp" | "avif" | "gif" | "bmp" | "tiff";
+
+export interface Raster {
+  width: number;
+  height: number;
+  data: Uint8ClampedArray;
+}
+
+export interface Header {
+  format: Format;
+  width: number;
+  height: number;
+}
+
+/** The part of src/codecs/index.ts the benchmark uses (the same calls the tools make). */
+export interface Codecs {
+  sniffFormat(bytes: Uint8Array): Format | "svg" | null;
+  readHeader(bytes: Uint8Array, format: Format): Header;
+  decodeImage(bytes: Uint8Array, header: Header): Promise<Raster>;
+  encodeImage(image: Raster, format: Format, options?: { quality?: number }): Promise<Uint8Array>;
+  paletteSizeForQuality(quality: number): number;
+  MAX_DECODE_PIXELS: number;
+  HARD_MAX_PIXELS: number;
+}
+
+let loaded: Promise<Codecs> | undefined;
+
+/** Registers the loader hooks (once) and imports the codec layer. */
+export function loadCodecs(): Promise<Codecs> {
+  loaded ??= (async () => {
+    register(pathToFileURL(path.join(REPO_ROOT, "test/hostile/node-codec-loader.ts")));
+    const index = pathToFileURL(path.join(REPO_ROOT, "src/codecs/index.ts")).href;
+    return (await import(index)) as Codecs;
+  })();
+  return loaded;
+}
+
+/** The encoder settings the service uses, so sharp can be given the same ones. */
+export interface ServiceSettings {
+  /** libwebp `method` (sharp calls it effort, 0-6). */
+  webpMethod: number;
+  /** MozJPEG progressive scans (sharp's mozjpeg preset is progressive). */
+  jpegProgressive: boolean;
+  /** libavif speed 0-10 (sharp's effort is 9 - speed). */
+  avifSpeed: number;
+  /** The PNG palette size for a compress quality below 100 (src/codecs/png.ts). */
+  paletteSize: (quality: number) => number;
+  /** Where each value came from, printed with the report. */
+  sources: string[];
+}
+
+/**
+ * Reads the settings from the codec sources. AVIF_SPEED is exported; the WebP method and the
+ * JPEG progressive flag live inside unexported option builders, so they are read from the source
+ * text (with the values at the time of writing as fallback) rather than copied here, where they
+ * would silently drift when src/codecs changes.
+ */
+export async function serviceSettings(codecs: Codecs): Promise<ServiceSettings> {
+  const sources: string[] = [];
+  const avif = (await import(pathToFileURL(path.join(REPO_ROOT, "src/codecs/avif.ts")).href)) as { AVIF_SPEED?: number };
+  const avifSpeed = avif.AVIF_SPEED ?? 8;
+  sources.push(avif.AVIF_SPEED === undefined ? "avif speed: AVIF_SPEED not exported, assumed 8" : "avif speed: AVIF_SPEED (src/codecs/avif.ts)");
+  const webpMethod = fromSource("src/codecs/webp.ts", /\bmethod:\s*(\d+)/, "webp method", 4, sources);
+  const progressive = fromSource("src/codecs/jpeg.ts", /\bprogressive:\s*(true|false)/, "jpeg progressive", 1, sources);
+  return { webpMethod, jpegProgressive: progressive === 1, avifSpeed, paletteSize: codecs.paletteSizeForQuality, sources };
+}
+
+function fromSource(file: string, pattern: RegExp, what: string, fallback: number, sources: string[]): number {
+  const match = readFileSync(path.join(REPO_ROOT, file), "utf8").match(pattern);
+  if (!match) {
+    sources.push(`${what}: not found in ${file}, assumed ${fallback}`);
+    return fallback;
+  }
+  sources.push(`${what}: ${match[1]} (${file})`);
+  return match[1] === "true" ? 1 : match[1] === "false" ? 0 : Number(match[1]);
+}
