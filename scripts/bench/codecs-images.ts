@@ -4,6 +4,8 @@
 // gradients, hard object edges, mid-frequency texture and per-pixel sensor grain. Features are
 // placed in relative coordinates, so every size shows the same scene at a different resolution.
 import sharp from "sharp";
+// The same seeded generator the hostile-input corpus uses.
+import { prng } from "../../test/support/prng.ts";
 
 export interface Dimensions {
   width: number;
@@ -13,18 +15,6 @@ export interface Dimensions {
 /** RGBA pixels, the layout of the service's RasterImage. */
 export interface Pixels extends Dimensions {
   data: Uint8ClampedArray;
-}
-
-/** mulberry32: small, fast and the same on every machine, so the images are reproducible. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** The scene's sizes for the megapixel counts the issue names; others get a 4:3 frame. */

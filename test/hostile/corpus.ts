@@ -17,6 +17,7 @@ import { encodeImage, type ImageFormat, type RasterImage } from "../../src/codec
 import { crc32 } from "../../src/codecs/crc32.ts";
 import type { ErrorCode } from "../../src/errors.ts";
 import { FAKE_IMAGE_ORIGIN } from "../input/fake-image-host.ts";
+import { prng } from "../support/prng.ts";
 
 export type CaseGroup =
   | "empty"
@@ -120,18 +121,6 @@ function base64url(bytes: Uint8Array): string {
 
 export function dataUri(mime: string, bytes: Uint8Array): string {
   return `data:${mime};base64,${base64(bytes)}`;
-}
-
-/** mulberry32: small, fast, and the same sequence everywhere for a given seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export function randomBytes(length: number, seed: number): Uint8Array {
