@@ -25,7 +25,7 @@ import sharp from "sharp";
 import { DECODE_CASES, ENCODE_CASES, INPUT_KINDS, MEMORY_CASES, sharpPlan, type TimingCase } from "./bench/codecs-cases.ts";
 import { dimensionsFor, encodeInput, photoLike, type InputKind, type Pixels } from "./bench/codecs-images.ts";
 import { measureMemory } from "./bench/codecs-memory.ts";
-import { analyseLimit, limitReport, MEMORY_BUDGET, memoryTable, resultJson, timingTable, type MemoryRow } from "./bench/codecs-report.ts";
+import { analyseLimit, isPixelLimitRefusal, limitReport, MEMORY_BUDGET, memoryTable, resultJson, timingTable, type MemoryRow } from "./bench/codecs-report.ts";
 import { loadCodecs, REPO_ROOT, serviceSettings, type Codecs, type ServiceSettings } from "./bench/codecs-service.ts";
 import { timeCase, type SizeInputs, type TimingOptions, type TimingResult } from "./bench/codecs-timing.ts";
 
@@ -111,7 +111,14 @@ async function timeSize(inputs: SizeInputs, codecs: Codecs, settings: ServiceSet
   const results: TimingResult[] = [];
   const cases: TimingCase[] = [...ENCODE_CASES, ...DECODE_CASES];
   for (const c of cases) {
-    const result = await timeCase(c, inputs, codecs, c.kind === "encode" ? sharpPlan(c, settings) : null, options);
+    let result: TimingResult;
+    try {
+      result = await timeCase(c, inputs, codecs, c.kind === "encode" ? sharpPlan(c, settings) : null, options);
+    } catch (error) {
+      if (!isPixelLimitRefusal(String(error))) throw error;
+      log(`${c.label} @ ${inputs.megapixels} MP: over the service's pixel limit for this format, refused as the service would`);
+      continue;
+    }
     for (const p of result.problems) problems.push(`${c.id} @ ${inputs.megapixels} MP: ${p}`);
     const goal = result.goalRatio === null ? "" : ` (goal <= ${result.goalRatio}: ${result.met ? "ok" : "MISSED"})`;
     log(`${c.label} @ ${inputs.megapixels} MP: service ${result.serviceMs.toFixed(1)} ms, sharp ${result.sharpMs.toFixed(1)} ms, ratio ${result.ratio.toFixed(2)}${goal}, ${result.runs} runs`);
@@ -128,8 +135,13 @@ async function memorySize(inputs: SizeInputs, dir: string, problems: string[]): 
       inputPath: inputPath(dir, inputs.megapixels, c.input),
       ...(c.kind === "encode" ? { target: c.target, ...(c.quality === undefined ? {} : { quality: c.quality }) } : {}),
     });
-    if (!report.ok) problems.push(`memory ${c.id} @ ${inputs.megapixels} MP: ${report.error}`);
-    const peak = report.ok ? `${(report.peak.total / 2 ** 20).toFixed(1)} MB at ${report.peak.stage}` : `BROKEN ${report.error}`;
+    const refused = !report.ok && isPixelLimitRefusal(String(report.error));
+    if (!report.ok && !refused) problems.push(`memory ${c.id} @ ${inputs.megapixels} MP: ${report.error}`);
+    const peak = report.ok
+      ? `${(report.peak.total / 2 ** 20).toFixed(1)} MB at ${report.peak.stage}`
+      : refused
+        ? "over the service's pixel limit for this format (refused before decoding, as the service would)"
+        : `BROKEN ${report.error}`;
     log(`memory ${c.label} @ ${inputs.megapixels} MP: ${peak}`);
     const group = c.input === "avif" || (c.kind === "encode" && c.target === "avif") ? "avif" : "other";
     rows.push({ id: c.id, label: c.label, group, megapixels: inputs.megapixels, pixels: inputs.width * inputs.height, report });

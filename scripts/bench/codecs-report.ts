@@ -79,7 +79,9 @@ export function memoryTable(rows: MemoryRow[]): string {
           mb(r.rssDelta),
           r.peak.total <= MEMORY_BUDGET ? "ok" : "over",
         ]
-      : [label, String(megapixels), "BROKEN", r.error ?? "", "", "", "", "", "", "", "", "", ""],
+      : isPixelLimitRefusal(r.error ?? "")
+        ? [label, String(megapixels), "refused", "over the service's pixel limit", "", "", "", "", "", "", "", "", ""]
+        : [label, String(megapixels), "BROKEN", r.error ?? "", "", "", "", "", "", "", "", "", ""],
   );
   return table(
     ["case", "MP", "peak MB", "at", "WASM MB", "JS MB", "heap MB", "between MB", "decoder kept MB", "if released MB", "grow slack MB", "RSS delta MB", "<=100"],
@@ -285,4 +287,9 @@ export function resultJson(input: {
       })),
     },
   };
+}
+
+/** The decoder refuses images over the service's pixel limit: expected above it, not a failure. */
+export function isPixelLimitRefusal(message: string): boolean {
+  return /at most \d+ pixels can be processed/.test(message);
 }
