@@ -6,6 +6,7 @@ import { expect } from "vitest";
 import { GifWriter } from "omggif";
 import { PixelgateError } from "../../src/errors.ts";
 import type { RasterImage } from "../../src/codecs/index.ts";
+import { crc32 } from "../../src/codecs/crc32.ts";
 
 export function image(width: number, height: number, pixel: (x: number, y: number) => [number, number, number, number]): RasterImage {
   const data = new Uint8ClampedArray(width * height * 4);
@@ -329,21 +330,6 @@ export function interlacedGif(width: number, height: number, indices: number[], 
 // ---------------------------------------------------------------------------------------------
 // PNG (hand-built, for layouts our encoder never writes)
 
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t[n] = c >>> 0;
-  }
-  return t;
-})();
-
-function crc(bytes: Uint8Array): number {
-  let c = 0xffffffff;
-  for (const b of bytes) c = CRC_TABLE[(c ^ b) & 0xff]! ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
 
 export function pngChunk(type: string, data: Uint8Array): Uint8Array {
   const out = new Uint8Array(12 + data.length);
@@ -351,7 +337,7 @@ export function pngChunk(type: string, data: Uint8Array): Uint8Array {
   v.setUint32(0, data.length);
   out.set(ascii(type), 4);
   out.set(data, 8);
-  v.setUint32(8 + data.length, crc(out.subarray(4, 8 + data.length)));
+  v.setUint32(8 + data.length, crc32(out.subarray(4, 8 + data.length)));
   return out;
 }
 
