@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { expectError, expectParamError } from "./support/envelope";
 import { adminCall, call, newAccount, withKey } from "./support/fixtures";
+import { findModel } from "../src/models/catalog";
 
 // GET /v1/models (spec 2.2, 4.6) and PATCH /admin/v1/models/{id} (decisions "Operator API").
 // The models table is shared by every test in this file, so each test's changes are undone
@@ -62,23 +63,25 @@ async function addLocalImageModel(modelId: string, priority: number): Promise<vo
 }
 
 describe("GET /v1/models", () => {
-  it("lists only live image models: the local renderer, not unconfigured providers or other tasks", async () => {
-    // The workers-ai, openai and replicate image rows are enabled but their providers are not
-    // configured in tests (no AI binding, no API keys); local cut-out/upscale/svg rows are other tasks.
+  it("lists only live image models, highest priority first; other tasks are not listed", async () => {
+    // The tests configure every provider (fake upstreams, vitest.config.ts), so the seeded
+    // workers-ai, openai and replicate image rows are live; cut-out/upscale/svg rows are other tasks.
     const models = await listModels();
-    expect(models.map((model) => model.modelId)).toEqual([LIVE_MODEL]);
-    expect(models[0]).toMatchObject({ costPerReq: 2, priority: 10, isLive: true });
-    expect(models[0]!.outputsSupported).toContain("image");
-    expect(models[0]!.name).toEqual(expect.any(String));
+    expect(models.map((model) => model.modelId)).toEqual(["flux-1-schnell", "gpt-image-1", "sd-v1-5-img2img", "flux-1.1-pro", LIVE_MODEL]);
+    const local = models.find((model) => model.modelId === LIVE_MODEL)!;
+    expect(local).toMatchObject({ costPerReq: 2, priority: 10, isLive: true });
+    expect(local.outputsSupported).toContain("image");
+    expect(local.name).toEqual(expect.any(String));
   });
 
   it("orders by priority, highest first, and a priority change reorders the list", async () => {
     await addLocalImageModel("test-sketch-v1", 5);
-    expect((await listModels()).map((model) => model.modelId)).toEqual([LIVE_MODEL, "test-sketch-v1"]);
+    const localIds = (models: ModelEntry[]) => models.map((model) => model.modelId).filter((id) => id === LIVE_MODEL || id === "test-sketch-v1");
+    expect(localIds(await listModels())).toEqual([LIVE_MODEL, "test-sketch-v1"]);
     const response = await patchModel("test-sketch-v1", { priority: 99 });
     expect(response.status).toBe(200);
     expect(((await response.json()) as { model: ModelEntry }).model.priority).toBe(99);
-    const reordered = await listModels();
+    const reordered = (await listModels()).filter((model) => model.modelId === LIVE_MODEL || model.modelId === "test-sketch-v1");
     expect(reordered.map((model) => model.modelId)).toEqual(["test-sketch-v1", LIVE_MODEL]);
     expect(reordered.map((model) => model.priority)).toEqual([99, 10]);
   });
@@ -102,10 +105,14 @@ describe("PATCH /admin/v1/models/{modelId}", () => {
   });
 
   it("cannot make a model live whose provider is not configured", async () => {
+    await patchModel("flux-1.1-pro", { isLive: false });
     const response = await patchModel("flux-1.1-pro", { isLive: true });
     expect(response.status).toBe(200);
-    expect(((await response.json()) as { model: ModelEntry }).model.isLive).toBe(false);
-    expect((await listModels()).map((model) => model.modelId)).not.toContain("flux-1.1-pro");
+    // Replicate is configured in tests (a fake upstream), so the row is live here...
+    expect(((await response.json()) as { model: ModelEntry }).model.isLive).toBe(true);
+    // ...and without its token the same enabled row is not.
+    expect((await findModel({ ...env, REPLICATE_API_TOKEN: undefined }, "flux-1.1-pro"))?.isLive).toBe(false);
+    expect((await findModel({ ...env, REPLICATE_API_TOKEN: undefined }, "flux-1.1-pro"))?.enabled).toBe(true);
   });
 
   it("answers 404 not_found_error for an unknown model", async () => {

@@ -112,8 +112,10 @@ export async function runBilledCall(call: BilledCall): Promise<BilledResult> {
 
   try {
     const output = await tool.run(prepared, ctx);
-    await logCall(call, { statusCode: 200, summary, charged: price, refunded: 0, startedAt });
-    return { message: output.message, deductedCredits: price, userCredits: outcome.balance, result: output.result };
+    const refunded = Math.min(price, Math.max(0, output.refundCredits ?? 0));
+    const balance = refunded > 0 ? await ledger.refund(refunded) : outcome.balance;
+    await logCall(call, { statusCode: 200, summary, charged: price, refunded, startedAt });
+    return { message: output.message, deductedCredits: price - refunded, userCredits: balance, result: output.result };
   } catch (error) {
     const refunded = isRefundable(error) && price > 0 ? price : 0;
     if (refunded > 0) await ledger.refund(refunded);

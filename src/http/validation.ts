@@ -17,13 +17,15 @@ type FailedValidation = { success: false; error: unknown; data?: unknown };
 
 /**
  * A zod failure as the API reports it: invalid_request_error with the first offending field in
- * `param`; an absent field is `missing_parameter`, anything else `invalid_parameter`.
+ * `param`; an absent, null or blank field is `missing_parameter`, anything else `invalid_parameter`.
  */
 export function validationError(result: FailedValidation): PixelgateError {
   const issue = (result.error as { issues: Issue[] }).issues[0];
   const path = issue?.path ?? [];
   const param = path.length > 0 ? path.map(String).join(".") : "body";
-  const missing = path.length > 0 && valueAt(result.data, path) === undefined;
+  const value = path.length > 0 ? valueAt(result.data, path) : {};
+  // Blank counts as absent: an empty prompt is reported like a missing one ("prompt is required").
+  const missing = value === undefined || value === null || (typeof value === "string" && value.trim() === "");
   return new PixelgateError(
     missing ? "missing_parameter" : "invalid_parameter",
     missing ? `${param} is required.` : `${param}: ${issue?.message ?? "invalid value"}.`,

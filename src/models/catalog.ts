@@ -67,12 +67,16 @@ function toModel(env: Env, row: ModelRow): Model {
   };
 }
 
-/** Live image models, highest priority first: what `model` may name (spec 2.2). */
-export async function listLiveImageModels(env: Env): Promise<Model[]> {
+/** Live models of one task, highest priority first. `image` rows are what `model` may name (spec 2.2). */
+export async function listLiveModels(env: Env, task: ModelTask): Promise<Model[]> {
   const { results } = await env.DB.prepare(
-    "SELECT * FROM models WHERE task = 'image' AND enabled = 1 ORDER BY priority DESC, model_id",
-  ).all<ModelRow>();
+    "SELECT * FROM models WHERE task = ? AND enabled = 1 ORDER BY priority DESC, model_id",
+  ).bind(task).all<ModelRow>();
   return results.map((row) => toModel(env, row)).filter((model) => model.isLive);
+}
+
+export function listLiveImageModels(env: Env): Promise<Model[]> {
+  return listLiveModels(env, "image");
 }
 
 export async function findModel(env: Env, modelId: string): Promise<Model | null> {

@@ -25,6 +25,11 @@ export const imageFields = {
 
 export async function sourceImageOf(body: { image?: unknown; imageBase64?: unknown }): Promise<SourceImage> {
   const { value, param } = pickImageField(body);
+  return loadSourceImage(value, param);
+}
+
+/** One input image from a request field, checked as far as can be done without decoding it. */
+export async function loadSourceImage(value: unknown, param: string): Promise<SourceImage> {
   const { bytes } = await loadImageBytes(value, { param });
   const format = sniffFormat(bytes);
   if (format === "svg") {

@@ -26,6 +26,11 @@ export interface ToolContext {
 export interface ToolOutput<Result> {
   message: string;
   result: Result;
+  /**
+   * Credits to give back although the call succeeded, because a paid stage of it failed
+   * (generate-transparent's cut-out). Refunded and logged like a provider failure.
+   */
+  refundCredits?: number;
 }
 
 /** What the usage log records about a call. */

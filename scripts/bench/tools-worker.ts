@@ -1,0 +1,59 @@
+// The bench worker of `npm run bench:tools`: the real app, plus a way to run one tool's provider
+// stage on its own. The bench times both from outside (workerd's clock only moves on I/O, so
+// CPU-bound provider work cannot be timed from inside).
+//
+//   POST /__bench/prepare   {tool, args}  -> {id}   validates and prepares exactly as the API does
+//   POST /__bench/provider/{id}           -> {bytes} runs only the provider stage (runModel), as
+//                                                    many times as asked, on that prepared call
+//   GET  /__bench/noop                    -> "ok"    the HTTP round trip, for reference
+import app from "../../src/index";
+import type { Env } from "../../src/env";
+import type { Model } from "../../src/models/catalog";
+import { runModel, type ModelOutput, type ProviderTask } from "../../src/providers";
+import { TOOLS } from "../../src/tools/registry";
+import type { ToolContext } from "../../src/tools/types";
+
+export { AccountLedger } from "../../durable-objects/account-ledger";
+
+/** What the model tools' prepare() returns: the task, its model, and for generate-transparent the cut-out model. */
+interface PreparedModelCall {
+  task: ProviderTask;
+  model: Model;
+  cutoutModel?: Model;
+}
+
+const prepared = new Map<string, PreparedModelCall>();
+
+async function prepare(request: Request, env: Env): Promise<Response> {
+  const { tool: name, args } = (await request.json()) as { tool: string; args: unknown };
+  const tool = TOOLS.find((candidate) => candidate.name === name);
+  if (!tool) return Response.json({ error: `no tool ${name}` }, { status: 404 });
+  const ctx = { env, family: "v1", requestId: "bench", source: "rest", baseUrl: "http://bench", startedAt: Date.now() } as ToolContext;
+  const call = (await tool.prepare(tool.input("v1").parse(args), ctx)) as PreparedModelCall;
+  if (!call.task || !call.model) return Response.json({ error: `${name} has no provider stage` }, { status: 400 });
+  const id = crypto.randomUUID();
+  prepared.set(id, call);
+  return Response.json({ id });
+}
+
+async function providerStage(id: string, env: Env): Promise<Response> {
+  const call = prepared.get(id);
+  if (!call) return Response.json({ error: "unknown id" }, { status: 404 });
+  const output = await runModel(env, call.model, call.task);
+  let last: ModelOutput = output;
+  if (call.cutoutModel && output.kind === "image") {
+    last = await runModel(env, call.cutoutModel, { kind: "remove_bg", image: output, seed: 0 });
+  }
+  return Response.json({ bytes: last.kind === "image" ? last.bytes.length : last.markup.length });
+}
+
+export default {
+  async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+    const url = new URL(request.url);
+    if (url.pathname === "/__bench/noop") return new Response("ok");
+    if (url.pathname === "/__bench/prepare" && request.method === "POST") return prepare(request, env);
+    const stage = /^\/__bench\/provider\/([\w-]+)$/.exec(url.pathname);
+    if (stage && request.method === "POST") return providerStage(stage[1]!, env);
+    return app.fetch(request, env, ctx);
+  },
+};

@@ -1,0 +1,35 @@
+import { PixelgateError } from "../errors";
+import type { AspectRatio } from "./types";
+
+// Aspect ratios as requests write them ("16:9") and the pixel sizes they become. The spec's
+// default is 1:1; anything between 1:4 and 4:1 with whole-number terms is accepted.
+
+export const DEFAULT_ASPECT_RATIO = "1:1";
+const MAX_TERM = 64;
+const MAX_ELONGATION = 4;
+
+export function parseAspectRatio(label: string, param = "aspectRatio"): AspectRatio {
+  const match = /^\s*(\d{1,3})\s*[:x/]\s*(\d{1,3})\s*$/i.exec(label);
+  const width = match ? Number(match[1]) : 0;
+  const height = match ? Number(match[2]) : 0;
+  const valid =
+    width >= 1 && height >= 1 && width <= MAX_TERM && height <= MAX_TERM &&
+    Math.max(width, height) / Math.min(width, height) <= MAX_ELONGATION;
+  if (!valid) {
+    throw new PixelgateError(
+      "invalid_parameter",
+      `aspectRatio must look like "16:9": two whole numbers up to ${MAX_TERM}, at most ${MAX_ELONGATION}:1 either way (common: 1:1, 16:9, 9:16, 4:3, 3:4, 21:9).`,
+      { param },
+    );
+  }
+  return { label: `${width}:${height}`, width, height };
+}
+
+/**
+ * The largest size with exactly this ratio whose long side is at most `longSide`, in steps of
+ * `multiple` pixels per ratio unit when the upstream needs sizes divisible by something.
+ */
+export function dimensionsFor(ratio: AspectRatio, longSide: number, multiple = 1): { width: number; height: number } {
+  const unit = Math.max(1, Math.floor(longSide / Math.max(ratio.width, ratio.height) / multiple)) * multiple;
+  return { width: ratio.width * unit, height: ratio.height * unit };
+}

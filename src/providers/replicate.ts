@@ -1,0 +1,115 @@
+import type { Env } from "../env";
+import { PixelgateError } from "../errors";
+import type { ImageProvider } from "./types";
+import { predictionInput } from "./replicate-input";
+import { UpstreamClient, pause } from "./upstream-http";
+import { decodeDataUri, encodedImage, fetchOutputFile, svgMarkup } from "./upstream-output";
+
+// Replicate predictions (REPLICATE_BASE_URL, REPLICATE_API_TOKEN). `upstreamModel` is either
+// "owner/name" (an official model: POST /v1/models/{owner}/{name}/predictions) or
+// "owner/name:version" (POST /v1/predictions with `version`). The request carries
+// `Prefer: wait=N`, so most predictions come back finished; one that is still running when the
+// wait ends is polled at its `urls.get` until it succeeds, fails or is canceled, for as long as
+// the caller's deadline allows. The prediction is created once and never re-created: a second
+// POST would start (and bill) a second run.
+// `output` is a URL, an array of URLs (the first is used) or a data URI; files are fetched over
+// https only, image/* only, size-limited. Our token is sent only to the API's own origin (for
+// its files API), never to the CDN that serves outputs.
+
+const DEFAULT_BASE_URL = "https://api.replicate.com";
+/** Replicate accepts `Prefer: wait` between 1 and 60 seconds. */
+const MAX_WAIT_SECONDS = 60;
+const FIRST_POLL_MS = 250;
+const MAX_POLL_MS = 2000;
+const TERMINAL = new Set(["succeeded", "failed", "canceled", "aborted"]);
+
+interface Prediction {
+  id?: unknown;
+  status?: unknown;
+  output?: unknown;
+  error?: unknown;
+  urls?: { get?: unknown };
+}
+
+export const replicateProvider: ImageProvider = {
+  name: "replicate",
+  async run(task, call) {
+    const { env, model } = call;
+    const token = env.REPLICATE_API_TOKEN ?? "";
+    const upstream = new UpstreamClient("Replicate", call.signal, [token]);
+    const base = (env.REPLICATE_BASE_URL || DEFAULT_BASE_URL).replace(/\/+$/, "");
+    if (!token || !base.startsWith("https://")) throw upstream.failure("is not configured (REPLICATE_API_TOKEN, and an https REPLICATE_BASE_URL).");
+
+    const auth = `Bearer ${token}`;
+    const { url, body } = creation(base, model.upstreamModel, predictionInput(task));
+    const response = await upstream.send(url, {
+      method: "POST",
+      headers: { Authorization: auth, "Content-Type": "application/json", Accept: "application/json", Prefer: `wait=${waitSeconds(env)}` },
+      body: JSON.stringify(body),
+    });
+    await upstream.expectOk(response, "when creating the prediction");
+    let prediction = asPrediction(upstream, await upstream.readJson(response, "when creating the prediction"));
+
+    for (let delay = FIRST_POLL_MS; !TERMINAL.has(String(prediction.status)); delay = Math.min(MAX_POLL_MS, delay * 1.5)) {
+      await upstream.step(pause(delay, call.signal), "stopped while waiting for the prediction.");
+      const poll = await upstream.send(pollUrl(base, prediction), { method: "GET", headers: { Authorization: auth, Accept: "application/json" } });
+      await upstream.expectOk(poll, "when polling the prediction");
+      prediction = asPrediction(upstream, await upstream.readJson(poll, "when polling the prediction"));
+    }
+
+    if (prediction.status !== "succeeded") {
+      const reason = typeof prediction.error === "string" && prediction.error ? `: ${prediction.error.slice(0, 300)}` : ".";
+      throw upstream.failure(`prediction ${String(prediction.id)} ${prediction.status === "failed" ? "failed" : `was ${String(prediction.status)}`}${reason}`);
+    }
+    const bytes = await outputBytes(upstream, prediction.output, { origin: new URL(base).origin, header: auth });
+    return task.kind === "svg" ? svgMarkup(upstream, bytes, "an output file") : encodedImage(upstream, bytes, "an output file");
+  },
+};
+
+function creation(base: string, upstreamModel: string, input: Record<string, unknown>): { url: string; body: Record<string, unknown> } {
+  const match = /^([\w.-]+)\/([\w.-]+)(?::([\w.-]+))?$/.exec(upstreamModel);
+  if (!match) {
+    // A catalogue row we cannot call: ours to fix, so not refunded as an upstream failure.
+    throw new PixelgateError("internal_error", `The Replicate model id "${upstreamModel}" is not owner/name or owner/name:version.`);
+  }
+  const [, owner, name, version] = match;
+  if (version) return { url: `${base}/v1/predictions`, body: { version, input } };
+  return { url: `${base}/v1/models/${owner}/${name}/predictions`, body: { input } };
+}
+
+/** Within Replicate's range and never longer than our own deadline. */
+function waitSeconds(env: Env): number {
+  const timeoutMs = Number(env.UPSTREAM_TIMEOUT_MS);
+  const seconds = Number.isFinite(timeoutMs) && timeoutMs > 0 ? Math.floor(timeoutMs / 1000) : MAX_WAIT_SECONDS;
+  return Math.min(MAX_WAIT_SECONDS, Math.max(1, seconds));
+}
+
+function asPrediction(upstream: UpstreamClient, reply: unknown): Prediction {
+  const prediction = reply as Prediction | null;
+  if (typeof prediction !== "object" || prediction === null || typeof prediction.status !== "string" || typeof prediction.id !== "string") {
+    throw upstream.failure("answered with something that is not a prediction (no id or status).");
+  }
+  return prediction;
+}
+
+/** `urls.get` when it is on the API's own origin; otherwise the documented path (our token stays home). */
+function pollUrl(base: string, prediction: Prediction): string {
+  const get = prediction.urls?.get;
+  if (typeof get === "string") {
+    try {
+      if (new URL(get).origin === new URL(base).origin) return get;
+    } catch {
+      // fall through to the documented path
+    }
+  }
+  return `${base}/v1/predictions/${encodeURIComponent(String(prediction.id))}`;
+}
+
+async function outputBytes(upstream: UpstreamClient, output: unknown, authorization: { origin: string; header: string }): Promise<Uint8Array> {
+  const first = Array.isArray(output) ? output.find((item) => typeof item === "string") : output;
+  if (typeof first !== "string" || first === "") {
+    throw upstream.failure("prediction succeeded without an output file.");
+  }
+  if (/^data:/i.test(first)) return decodeDataUri(upstream, first, "an output");
+  return fetchOutputFile(upstream, first, { authorization });
+}

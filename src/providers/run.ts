@@ -1,0 +1,92 @@
+import { encodeImage, readHeader, sniffFormat, type ImageFormat } from "../codecs";
+import type { Env } from "../env";
+import { PixelgateError } from "../errors";
+import type { Model } from "../models/catalog";
+import { sanitizeSvg } from "../svg/sanitize";
+import { providerOf } from "./registry";
+import type { ProviderOutput, ProviderTask } from "./types";
+
+// Calling a model: the adapter chosen by the row, under the upstream time limit, and its answer
+// turned into something the tools can store. What an upstream sends is checked here, once: an
+// image must really be one, SVG is sanitised. Anything unusable is the provider's failure
+// (502, refunded), not ours.
+
+export const DEFAULT_UPSTREAM_TIMEOUT_MS = 60_000;
+
+export interface ImageOutput {
+  kind: "image";
+  bytes: Uint8Array;
+  format: ImageFormat;
+  width: number;
+  height: number;
+  costUsd?: number;
+}
+
+export type ModelOutput = ImageOutput | { kind: "svg"; markup: string; costUsd?: number };
+
+function timeoutOf(env: Env): number {
+  const configured = Number(env.UPSTREAM_TIMEOUT_MS);
+  return Number.isFinite(configured) && configured > 0 ? configured : DEFAULT_UPSTREAM_TIMEOUT_MS;
+}
+
+/** The pre-charge check of the model's provider (free 4xx). */
+export function checkTask(task: ProviderTask, model: Model): void {
+  providerOf(model.provider).check?.(task, model);
+}
+
+export async function runModel(env: Env, model: Model, task: ProviderTask): Promise<ModelOutput> {
+  const output = await (model.provider === "local" ? runLocally(env, model, task) : runUpstream(env, model, task));
+  if (output.kind === "svg") return { kind: "svg", markup: sanitizeSvg(output.markup), costUsd: output.costUsd };
+  if (output.kind === "raster") {
+    const bytes = await encodeImage(output.image, "png");
+    return { kind: "image", bytes, format: "png", width: output.image.width, height: output.image.height, costUsd: output.costUsd };
+  }
+  return { ...imageOf(output.bytes, model), costUsd: output.costUsd };
+}
+
+/**
+ * The built-in provider is CPU work in this isolate: there is no upstream to wait for and
+ * nothing a timer could interrupt, so the upstream time limit does not apply to it.
+ */
+function runLocally(env: Env, model: Model, task: ProviderTask): Promise<ProviderOutput> {
+  return providerOf("local").run(task, { env, model, signal: new AbortController().signal });
+}
+
+async function runUpstream(env: Env, model: Model, task: ProviderTask): Promise<ProviderOutput> {
+  const timeoutMs = timeoutOf(env);
+  const deadline = new AbortController();
+  const expired = new Promise<never>((_, reject) => {
+    const timer = setTimeout(() => {
+      const error = new PixelgateError("upstream_timeout", `${model.name} did not answer within ${timeoutMs / 1000} s.`);
+      deadline.abort(error);
+      reject(error);
+    }, timeoutMs);
+    deadline.signal.addEventListener("abort", () => clearTimeout(timer));
+  });
+  expired.catch(() => {}); // settled by the race below, or never observed when the call wins
+  try {
+    // The race keeps the limit even for an adapter that ignores the signal.
+    return await Promise.race([providerOf(model.provider).run(task, { env, model, signal: deadline.signal }), expired]);
+  } catch (error) {
+    if (deadline.signal.aborted && !(error instanceof PixelgateError && error.code !== "upstream_timeout")) {
+      throw new PixelgateError("upstream_timeout", `${model.name} did not answer within ${timeoutMs / 1000} s.`);
+    }
+    throw error;
+  } finally {
+    deadline.abort(); // clears the timer; adapters still running see the abort
+  }
+}
+
+/** An upstream file checked from its header: a raster format we know, sensible dimensions. */
+function imageOf(bytes: Uint8Array, model: Model): ImageOutput {
+  const format = sniffFormat(bytes);
+  if (format === null || format === "svg") {
+    throw new PixelgateError("upstream_error", `${model.name} returned something that is not an image.`);
+  }
+  try {
+    const { width, height } = readHeader(bytes, format);
+    return { kind: "image", bytes, format, width, height };
+  } catch {
+    throw new PixelgateError("upstream_error", `${model.name} returned a broken ${format.toUpperCase()} file.`);
+  }
+}

@@ -1,0 +1,100 @@
+import type { ImageFormat, RasterImage } from "../codecs/formats";
+import type { Env } from "../env";
+import type { Model, ModelProvider } from "../models/catalog";
+
+// The one small interface every model provider implements (architecture.md "providers/").
+// A tool turns its request into a ProviderTask, the model row picks the adapter, the adapter
+// does the work and returns pixels, encoded bytes or SVG markup. Everything around the call
+// (credits, storing, logging, response shapes) belongs to the tools and the billed-call path.
+
+/** An input image that passed the pre-charge checks: sniffed, header read, within limits. */
+export interface TaskImage {
+  bytes: Uint8Array;
+  format: ImageFormat;
+  width: number;
+  height: number;
+}
+
+/** `1:1`, `16:9`, ... parsed: width and height units, both positive integers. */
+export interface AspectRatio {
+  label: string;
+  width: number;
+  height: number;
+}
+
+export interface GenerateTask {
+  kind: "generate";
+  prompt: string;
+  aspectRatio: AspectRatio;
+  seed: number;
+  /** `image` and `referenceImages` merged, at most 8. */
+  references: TaskImage[];
+}
+
+export interface EditTask {
+  kind: "edit";
+  /** The instruction. For `action: remove_bg` and `upscale` the tool fills in a fixed one. */
+  prompt: string;
+  action: "edit" | "remove_bg" | "upscale";
+  image: TaskImage;
+  aspectRatio: AspectRatio;
+  seed: number;
+}
+
+export interface RemoveBackgroundTask {
+  kind: "remove_bg";
+  image: TaskImage;
+  seed: number;
+}
+
+export type ScaleFactor = 2 | 4 | 8;
+
+export interface UpscaleTask {
+  kind: "upscale";
+  image: TaskImage;
+  factor: ScaleFactor;
+  seed: number;
+}
+
+export interface SvgTask {
+  kind: "svg";
+  prompt: string;
+  style: string;
+  seed: number;
+}
+
+export type ProviderTask = GenerateTask | EditTask | RemoveBackgroundTask | UpscaleTask | SvgTask;
+export type TaskKind = ProviderTask["kind"];
+
+/**
+ * What a provider hands back. `raster` when it computed pixels itself (the tool encodes them),
+ * `encoded` when the upstream sent a finished file (the tool checks it really is an image),
+ * `svg` for markup (the tool sanitises it). `costUsd` is the provider's price when known.
+ */
+export type ProviderOutput =
+  | { kind: "raster"; image: RasterImage; costUsd?: number }
+  | { kind: "encoded"; bytes: Uint8Array; costUsd?: number }
+  | { kind: "svg"; markup: string; costUsd?: number };
+
+export interface ProviderCall {
+  env: Env;
+  /** The model row chosen for this call; `upstreamModel` is the provider's own id. */
+  model: Model;
+  /** Aborted at UPSTREAM_TIMEOUT_MS; adapters pass it to every fetch. */
+  signal: AbortSignal;
+}
+
+export interface ImageProvider {
+  readonly name: ModelProvider;
+  /**
+   * Refuses, before any credit is taken, a task this provider cannot do for this model (an edit
+   * instruction the local editor does not know, an upscale whose output would be too large).
+   * Throws PixelgateError with a 4xx code. Optional: most upstreams accept anything well-formed.
+   */
+  check?(task: ProviderTask, model: Model): void;
+  /**
+   * Does the work. Failures of the upstream are PixelgateError `upstream_error` or
+   * `upstream_timeout` (refunded); a bug of ours is anything else (500, not refunded).
+   */
+  run(task: ProviderTask, call: ProviderCall): Promise<ProviderOutput>;
+}

@@ -1,0 +1,51 @@
+import { z } from "@hono/zod-openapi";
+import { PixelgateError } from "../errors";
+import type { Model } from "../models/catalog";
+import type { ImageOutput, ModelOutput } from "../providers";
+import { hostResult } from "../storage/results";
+import type { ResponseFormat } from "./model-fields";
+import { base64Of, latencySince } from "./source-image";
+import type { ToolContext } from "./types";
+
+// Storing what a model made and the result fields every model tool shares (spec 2.4).
+
+/** Hosts the image in R2; adds the inline copy when the client asked for `b64_json`. */
+export async function storeImage(ctx: ToolContext, image: ImageOutput, responseFormat: ResponseFormat) {
+  const hosted = await hostResult(ctx.env.FILES, ctx.baseUrl, image.bytes, image.format);
+  return { imageUrl: hosted.url, ...inlineCopy(image.bytes, responseFormat) };
+}
+
+export function inlineCopy(bytes: Uint8Array, responseFormat: ResponseFormat): { b64_json?: string; imageBase64?: string } {
+  if (responseFormat !== "b64_json") return {};
+  const base64 = base64Of(bytes);
+  return { b64_json: base64, imageBase64: base64 };
+}
+
+/** The provider's price as dollars (`$0.00` for the built-in models, which cost nothing to run). */
+export function formatCost(usd: number | undefined): string {
+  if (usd === undefined || !Number.isFinite(usd)) return "$0.00";
+  const text = usd.toFixed(4).replace(/0{1,2}$/, "");
+  return `$${text}`;
+}
+
+/** Fields stamped at the end of every model call: how long it took and what it cost upstream. */
+export function timing(ctx: ToolContext, costUsd: number | undefined) {
+  return { latency: latencySince(ctx.startedAt), cost: formatCost(costUsd) };
+}
+
+/** Result fields shared by the image tools, for their OpenAPI schemas. */
+export const imageResultFields = {
+  imageUrl: z.string().openapi({ description: "Hosted URL of the resulting image (served from /files/)." }),
+  b64_json: z.string().optional().openapi({ description: "Base64 of the image; only with `responseFormat: b64_json`." }),
+  imageBase64: z.string().optional().openapi({ description: "Same payload as `b64_json`." }),
+  model: z.string().openapi({ description: "The model that served the request." }),
+  seed: z.number().int().openapi({ description: "The seed used." }),
+  latency: z.string().openapi({ example: "1.42s" }),
+  cost: z.string().openapi({ description: "Provider cost in dollars.", example: "$0.00" }),
+};
+
+/** An image model that answered with markup answered nothing usable. */
+export function expectImage(output: ModelOutput, model: Model): ImageOutput {
+  if (output.kind === "image") return output;
+  throw new PixelgateError("upstream_error", `${model.name} returned SVG where an image was expected.`);
+}

@@ -1,0 +1,77 @@
+import { z } from "@hono/zod-openapi";
+import type { Model } from "../models/catalog";
+import { resolveTaskModel } from "../models/resolve";
+import { checkTask, runModel, type RemoveBackgroundTask } from "../providers";
+import { assertSafeText } from "../safety";
+import { imageAliasField, imageField, optionalPromptField, responseFormatField, seedOf, type ResponseFormat, taskModelField } from "./model-fields";
+import { expectImage, imageResultFields, storeImage, timing } from "./model-output";
+import { IMAGE_INPUT_ERRORS, sourceImageOf } from "./source-image";
+import { defineTool } from "./types";
+
+// remove_background (spec 4.10): the dedicated cut-out model, 8 credits whatever the size.
+
+export const REMOVE_BACKGROUND_CREDITS = 8;
+
+const RemoveBackgroundInput = z
+  .object({
+    image: imageField,
+    imageBase64: imageAliasField,
+    prompt: optionalPromptField("A note recorded with the request; it does not steer the cut-out."),
+    model: taskModelField("background-removal"),
+    responseFormat: responseFormatField,
+  })
+  .openapi("RemoveBackgroundRequest");
+type RemoveBackgroundInput = z.infer<typeof RemoveBackgroundInput>;
+
+interface Prepared {
+  task: RemoveBackgroundTask;
+  model: Model;
+  note: string;
+  responseFormat: ResponseFormat;
+}
+
+const RemoveBackgroundResult = z
+  .object({
+    ...imageResultFields,
+    imageUrl: z.string().openapi({ description: "Hosted URL of the transparent PNG." }),
+    prompt: z.string(),
+    action: z.literal("remove_bg"),
+    hasInputImage: z.literal(true),
+  })
+  .openapi("RemoveBackgroundResult");
+
+export const removeBackground = defineTool({
+  name: "remove_background",
+  paths: { v1: "/v1/remove-background", playground: "/playground/remove-background" },
+  summary: "Remove the background of an image (8 credits)",
+  description:
+    "Makes the background transparent and keeps the subject, with the dedicated cut-out model. Always 8 credits. A cut-out that finds no background to remove fails with 502 and is refunded.",
+  errors: [...IMAGE_INPUT_ERRORS, "content_policy_violation", "upstream_error", "upstream_timeout"],
+  input: () => RemoveBackgroundInput,
+  result: () => RemoveBackgroundResult,
+  async prepare(input: RemoveBackgroundInput, ctx): Promise<Prepared> {
+    assertSafeText([{ param: "prompt", text: input.prompt }]);
+    const model = await resolveTaskModel(ctx.env, "remove_bg", input.model ?? undefined);
+    const task: RemoveBackgroundTask = { kind: "remove_bg", image: await sourceImageOf(input), seed: seedOf(undefined) };
+    checkTask(task, model);
+    return { task, model, note: input.prompt ?? "", responseFormat: input.responseFormat };
+  },
+  price: () => REMOVE_BACKGROUND_CREDITS,
+  summarize: (input: RemoveBackgroundInput, prepared?: Prepared) => ({ model: prepared?.model.modelId ?? input.model ?? "", prompt: input.prompt ?? "" }),
+  async run({ task, model, note, responseFormat }, ctx) {
+    const image = expectImage(await runModel(ctx.env, model, task), model);
+    const stored = await storeImage(ctx, image, responseFormat);
+    return {
+      message: `Removed the background with ${model.name}.`,
+      result: {
+        ...stored,
+        prompt: note,
+        action: "remove_bg" as const,
+        hasInputImage: true as const,
+        model: model.modelId,
+        seed: task.seed,
+        ...timing(ctx, image.costUsd),
+      },
+    };
+  },
+});

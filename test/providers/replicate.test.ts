@@ -1,0 +1,107 @@
+import { describe, expect, it } from "vitest";
+import { replicateProvider } from "../../src/providers/replicate.ts";
+import type { ProviderTask } from "../../src/providers/types.ts";
+import { alphaAt, callFor, decodedOutput, expectFailure, modelFor, pngInput, ratio, recordOf, svgRecordOf } from "../upstream/adapter-kit.ts";
+import { FAILED_PREDICTION_ERROR, FAKE_REPLICATE_TOKEN, REPLICATE_MODELS as M, SLOW_POLL_SUCCEEDS_AT } from "../upstream/scenarios.ts";
+
+// The Replicate adapter against the fake predictions API (test/upstream/fake-replicate.ts).
+
+const run = (upstream: string, task: ProviderTask, options?: Parameters<typeof callFor>[1]) =>
+  replicateProvider.run(task, callFor(modelFor("replicate", upstream, task.kind === "generate" || task.kind === "edit" ? "image" : task.kind), options));
+const generate = (prompt: string, label = "1:1"): ProviderTask => ({ kind: "generate", prompt, aspectRatio: ratio(label), seed: 1234, references: [] });
+
+describe("replicate adapter: success", () => {
+  it("creates an official-model prediction with Prefer: wait and fetches the output file", async () => {
+    const { image, bytes } = await decodedOutput(await run(M.ok, generate("a red bicycle", "16:9")));
+    expect(Math.abs(image.width / image.height - 16 / 9)).toBeLessThan(0.03);
+    const record = recordOf(bytes);
+    expect(record).toMatchObject({ endpoint: "models/fake/ok/predictions", prompt: "a red bicycle", aspectRatio: "16:9", seed: 1234, imageCount: 0 });
+    // UPSTREAM_TIMEOUT_MS is 2000 in tests: the wait never outlasts our own deadline.
+    expect(record.prefer).toBe("wait=2");
+    expect(record.keys).toEqual(["aspect_ratio", "output_format", "prompt", "seed"]);
+  });
+
+  it("sends references as data URIs", async () => {
+    const references = [await pngInput(30, 20), await pngInput(10, 10)];
+    const { bytes } = await decodedOutput(await run(M.ok, { kind: "generate", prompt: "in this style", aspectRatio: ratio("1:1"), seed: 5, references }));
+    expect(recordOf(bytes)).toMatchObject({ imageCount: 2 });
+    expect(recordOf(bytes).keys).toEqual(expect.arrayContaining(["image_input", "image_prompt"]));
+  });
+
+  it("addresses owner/name:version through /v1/predictions", async () => {
+    const { bytes } = await decodedOutput(await run(M.versioned, generate("a boat")));
+    expect(recordOf(bytes)).toMatchObject({ endpoint: "predictions", version: M.versioned.split(":")[1] });
+  });
+
+  it("edits, removes backgrounds and upscales with the input image", async () => {
+    const input = await pngInput(20, 15);
+    const edited = await decodedOutput(await run(M.ok, { kind: "edit", prompt: "add snow", action: "edit", image: input, aspectRatio: ratio("4:3"), seed: 9 }));
+    expect([edited.image.width, edited.image.height]).toEqual([20, 15]);
+    expect(recordOf(edited.bytes)).toMatchObject({ prompt: "add snow", imageCount: 1 });
+
+    const cutout = await decodedOutput(await run(M.ok, { kind: "remove_bg", image: input, seed: 9 }));
+    expect(recordOf(cutout.bytes).keys).toEqual(["image"]);
+    expect(alphaAt(cutout.image, 0, 0)).toBe(0);
+    expect(alphaAt(cutout.image, 10, 7)).toBe(255);
+
+    const upscaled = await decodedOutput(await run(M.ok, { kind: "upscale", image: input, factor: 4, seed: 9 }));
+    expect([upscaled.image.width, upscaled.image.height]).toEqual([80, 60]);
+    expect(recordOf(upscaled.bytes).scale).toBe(4);
+  });
+
+  it("returns SVG markup for the svg task, with the style in the prompt", async () => {
+    const output = await run(M.svg, { kind: "svg", prompt: "a rocket", style: "icon", seed: 1 });
+    expect(output.kind).toBe("svg");
+    if (output.kind !== "svg") return;
+    expect(output.markup).toMatch(/^<svg[\s\S]*<\/svg>$/);
+    expect(svgRecordOf(output.markup).prompt).toBe("a rocket, in icon style");
+  });
+
+  it("accepts an array of URLs and a data URI as output", async () => {
+    expect(recordOf((await decodedOutput(await run(M.arrayOutput, generate("one")))).bytes).prompt).toBe("one");
+    expect(recordOf((await decodedOutput(await run(M.dataUriOutput, generate("two")))).bytes).prompt).toBe("two");
+  });
+
+  it("polls urls.get until a slow prediction succeeds", async () => {
+    const { bytes } = await decodedOutput(await run(M.slowPoll, generate("slowly")));
+    expect(recordOf(bytes).polls).toBe(SLOW_POLL_SUCCEEDS_AT);
+  });
+});
+
+describe("replicate adapter: failures", () => {
+  it("reports a failed or canceled prediction with its error", async () => {
+    const failed = await expectFailure(run(M.failedPrediction, generate("x")), "upstream_error");
+    expect(failed.message).toMatch(/prediction \w+ failed/);
+    expect(failed.message).toContain(FAILED_PREDICTION_ERROR);
+    expect((await expectFailure(run(M.canceled, generate("x")), "upstream_error")).message).toMatch(/was canceled/);
+  });
+
+  it("reports 4xx and 5xx answers with the provider's detail", async () => {
+    expect((await expectFailure(run(M.http400, generate("x")), "upstream_error")).message).toMatch(/HTTP 422 .*Invalid type/);
+    expect((await expectFailure(run(M.http500, generate("x")), "upstream_error")).message).toMatch(/HTTP 500/);
+  });
+
+  it("times out while creating and while polling", async () => {
+    await expectFailure(run(M.hang, generate("x"), { timeoutMs: 300 }), "upstream_timeout");
+    await expectFailure(run(M.hangPoll, generate("x"), { timeoutMs: 1200 }), "upstream_timeout");
+  });
+
+  it("refuses malformed JSON, oversized, non-image, html, plain-http and missing outputs", async () => {
+    expect((await expectFailure(run(M.malformedJson, generate("x")), "upstream_error")).message).toMatch(/not valid JSON/);
+    expect((await expectFailure(run(M.oversized, generate("x")), "upstream_error")).message).toMatch(/more than 40 MB/);
+    expect((await expectFailure(run(M.notAnImage, generate("x")), "upstream_error")).message).toMatch(/not an image/);
+    expect((await expectFailure(run(M.htmlOutput, generate("x")), "upstream_error")).message).toMatch(/"text\/html", not an image/);
+    expect((await expectFailure(run(M.httpOutput, generate("x")), "upstream_error")).message).toMatch(/not https/);
+    expect((await expectFailure(run(M.noImage, generate("x")), "upstream_error")).message).toMatch(/without an output/);
+  });
+
+  it("never repeats the token in its messages", async () => {
+    const wrong = "r8_wrong_token_that_must_stay_secret";
+    const refused = await expectFailure(run(M.ok, generate("x"), { env: { REPLICATE_API_TOKEN: wrong } }), "upstream_error");
+    expect(refused.message).toMatch(/refused our credentials \(HTTP 401\)/);
+    expect(refused.message).not.toContain(wrong);
+    const reflected = await expectFailure(run(M.reflectAuth, generate("x")), "upstream_error");
+    expect(reflected.message).toContain("[redacted]");
+    expect(reflected.message).not.toContain(FAKE_REPLICATE_TOKEN);
+  });
+});

@@ -1,0 +1,133 @@
+import { boundaryOf, parseMultipart, type FormPart } from "./multipart.ts";
+import { encodeFakePng, seedOf } from "./png.ts";
+import { bearerOf, hang, isJson, parseJson, sendBytes, sendJson, sendMalformedJson, sendOversized, type FakeExchange } from "./http-kit.ts";
+import { FAKE_OPENAI_HOST, FAKE_OPENAI_KEY, OPENAI_MODELS as M, type FakeRequestRecord } from "./scenarios.ts";
+
+// The OpenAI Images API as documented: POST /v1/images/generations (JSON) and
+// POST /v1/images/edits (multipart/form-data, `image` or `image[]` files), answering
+// { created, data: [{ b64_json }], usage } or { data: [{ url }] }, errors as
+// { error: { message, type, param, code } }. It checks what the real API checks and our adapter
+// could get wrong: the key, the content type, n = 1, sizes per model family, response_format
+// (rejected by GPT Image models, required here for DALL-E so that we get b64_json back).
+
+const GPT_IMAGE_SIZES = ["1024x1024", "1536x1024", "1024x1536", "auto"];
+const DALL_E_3_SIZES = ["1024x1024", "1792x1024", "1024x1792"];
+const EDIT_IMAGE_TYPES = ["image/png", "image/jpeg", "image/webp"];
+
+interface ImagesCall {
+  endpoint: "generations" | "edits";
+  fields: Record<string, string | undefined>;
+  files: FormPart[];
+  keys: string[];
+}
+
+export function serveOpenAi(x: FakeExchange): void {
+  const { req, res, url } = x;
+  if (req.method === "GET" && url.pathname === "/files/image.png") return serveFile(x);
+  if (bearerOf(req) !== FAKE_OPENAI_KEY) {
+    // The real API masks most of the key; this fake quotes it whole, so a test proves we never pass it on.
+    return error(x, 401, `Incorrect API key provided: ${bearerOf(req) ?? "(none)"}.`, "invalid_request_error", "invalid_api_key");
+  }
+  const endpoint = req.method === "POST" && /^\/v1\/images\/(generations|edits)$/.exec(url.pathname)?.[1];
+  if (endpoint !== "generations" && endpoint !== "edits") return error(x, 404, `Invalid URL (${req.method} ${url.pathname})`, "invalid_request_error", null);
+  const call = endpoint === "generations" ? readGeneration(x) : readEdit(x);
+  if (call) answer(x, call);
+}
+
+function readGeneration(x: FakeExchange): ImagesCall | undefined {
+  if (!isJson(x.req)) return void error(x, 400, "Expected Content-Type application/json.", "invalid_request_error", null);
+  const body = parseJson(x.body) as Record<string, unknown> | undefined;
+  if (typeof body !== "object" || body === null) return void error(x, 400, "We could not parse the JSON body of your request.", "invalid_request_error", null);
+  const fields = Object.fromEntries(Object.entries(body).map(([key, value]) => [key, value === undefined ? undefined : String(value)]));
+  return { endpoint: "generations", fields, files: [], keys: Object.keys(body).sort() };
+}
+
+function readEdit(x: FakeExchange): ImagesCall | undefined {
+  const boundary = boundaryOf(x.req.headers["content-type"]);
+  if (!boundary) return void error(x, 400, "Expected Content-Type multipart/form-data.", "invalid_request_error", null);
+  let parts: FormPart[];
+  try {
+    parts = parseMultipart(x.body, boundary);
+  } catch (failure) {
+    return void error(x, 400, `Malformed multipart body: ${(failure as Error).message}`, "invalid_request_error", null);
+  }
+  const files = parts.filter((part) => part.filename !== undefined);
+  const fields = Object.fromEntries(parts.filter((part) => part.filename === undefined).map((part) => [part.name, part.data.toString("utf8")]));
+  return { endpoint: "edits", fields, files, keys: parts.map((part) => part.name).sort() };
+}
+
+function answer(x: FakeExchange, { endpoint, fields, files, keys }: ImagesCall): void {
+  const { model, prompt, size, n } = fields;
+  const dallE = /dall-e/.test(model ?? "");
+  const bad = (message: string, param: string) => error(x, 400, message, "invalid_request_error", param);
+  if (!model) return bad("Missing required parameter: 'model'.", "model");
+  if (!prompt) return bad("Missing required parameter: 'prompt'.", "prompt");
+  if (n !== undefined && n !== "1") return bad("This fake makes one image per request.", "n");
+  if (!dallE && fields.response_format !== undefined) return bad("Unknown parameter: 'response_format'.", "response_format");
+  if (dallE && fields.response_format !== "b64_json") return bad("Send response_format=b64_json (this fake serves no DALL-E URLs).", "response_format");
+  if (dallE && fields.background !== undefined) return bad("Unknown parameter: 'background'.", "background");
+  const sizes = dallE ? DALL_E_3_SIZES : GPT_IMAGE_SIZES;
+  if (size !== undefined && !sizes.includes(size)) return bad(`Invalid value: '${size}'. Supported values are: ${sizes.join(", ")}.`, "size");
+  if (endpoint === "edits") {
+    const fieldNames = new Set(files.map((file) => file.name));
+    if (files.length === 0) return bad("Missing required parameter: 'image'.", "image");
+    if (fieldNames.size > 1 || (files.length > 1 && !fieldNames.has("image[]"))) return bad("Send several images as image[].", "image");
+    const wrongType = files.find((file) => !EDIT_IMAGE_TYPES.includes(file.type ?? ""));
+    if (wrongType) return bad(`Invalid file type '${wrongType.type ?? "none"}': use image/png, image/jpeg or image/webp.`, "image");
+    if (files.some((file) => file.data.length === 0)) return bad("An image file is empty.", "image");
+  }
+
+  switch (model) {
+    case M.http400:
+      return bad("Invalid prompt: this fake refuses it.", "prompt");
+    case M.moderationBlocked:
+      return error(x, 400, "Your request was rejected by the safety system.", "image_generation_user_error", null, "moderation_blocked");
+    case M.http500:
+      return error(x, 500, "The server had an error while processing your request. Sorry about that!", "server_error", null);
+    case M.reflectAuth:
+      return error(x, 500, `Upstream proxy failure for request with Authorization: ${x.req.headers.authorization}`, "server_error", null);
+    case M.hang:
+      return hang(x.res);
+    case M.malformedJson:
+      return sendMalformedJson(x.res);
+    case M.oversized:
+      return sendOversized(x.res, "application/json", '{"created":1767225600,"data":[{"b64_json":"');
+    case M.notAnImage:
+      return sendJson(x.res, 200, { created: 1767225600, data: [{ b64_json: Buffer.from("this is plain text, not a picture").toString("base64") }] });
+    case M.noImage:
+      return sendJson(x.res, 200, { created: 1767225600, data: [] });
+  }
+
+  const [width, height] = (size && size !== "auto" ? size : "1024x1024").split("x").map(Number) as [number, number];
+  const record: FakeRequestRecord = {
+    provider: "openai",
+    endpoint: `images/${endpoint}`,
+    model,
+    prompt,
+    imageCount: files.length,
+    imageField: files[0]?.name,
+    size,
+    background: fields.background,
+    responseFormat: fields.response_format,
+    keys,
+  };
+  const picture = { width, height, seed: seedOf(prompt), cutout: fields.background === "transparent", record };
+  if (model === M.urlOutput) {
+    const query = new URLSearchParams({ w: String(width), h: String(height), record: JSON.stringify(record) });
+    return sendJson(x.res, 200, { created: 1767225600, data: [{ url: `https://${FAKE_OPENAI_HOST}/files/image.png?${query}` }] });
+  }
+  const b64 = encodeFakePng(picture).toString("base64");
+  const usage = dallE ? undefined : { total_tokens: 4200, input_tokens: 50, output_tokens: 4150, input_tokens_details: { text_tokens: 50, image_tokens: 0 } };
+  sendJson(x.res, 200, { created: 1767225600, data: [dallE ? { b64_json: b64, revised_prompt: prompt } : { b64_json: b64 }], usage });
+}
+
+/** The pre-signed file behind a `url` answer: no key needed, like OpenAI's storage links. */
+function serveFile({ res, url }: FakeExchange): void {
+  const record = JSON.parse(url.searchParams.get("record") ?? "{}") as FakeRequestRecord;
+  const png = encodeFakePng({ width: Number(url.searchParams.get("w")), height: Number(url.searchParams.get("h")), seed: 7, record });
+  sendBytes(res, "image/png", png);
+}
+
+function error(x: FakeExchange, status: number, message: string, type: string, param: string | null, code: string | null = null): void {
+  sendJson(x.res, status, { error: { message, type, param, code } });
+}

@@ -1,0 +1,169 @@
+import { randomBytes } from "node:crypto";
+import { encodeFakePng, fakeSvg, pngSize, seedOf } from "./png.ts";
+import { bearerOf, hang, isJson, parseJson, sendBytes, sendJson, sendMalformedJson, sendOversized, type FakeExchange } from "./http-kit.ts";
+import {
+  FAILED_PREDICTION_ERROR, FAKE_REPLICATE_FILES_HOST, FAKE_REPLICATE_HOST, FAKE_REPLICATE_TOKEN,
+  REPLICATE_MODELS as M, SLOW_POLL_SUCCEEDS_AT, type FakeRequestRecord,
+} from "./scenarios.ts";
+
+// Replicate's HTTP API as documented: POST /v1/models/{owner}/{name}/predictions or
+// POST /v1/predictions { version, input }, `Prefer: wait=N`, GET /v1/predictions/{id} (urls.get)
+// for polling, predictions { id, model, version, input, output, error, status, urls }, errors
+// { title, detail, status }. Output files are served from a separate host without a token, like
+// replicate.delivery. Predictions live in this map only for as long as a test polls them.
+
+interface Stored {
+  prediction: Record<string, unknown>;
+  model: string;
+  record: FakeRequestRecord;
+  polls: number;
+}
+
+const predictions = new Map<string, Stored>();
+/** The versioned scenario's version id names the model it belongs to, as on Replicate. */
+const VERSIONS = new Map([[M.versioned.split(":")[1]!, "fake/ok"]]);
+
+export function serveReplicate(x: FakeExchange): void {
+  const { req, url } = x;
+  if (bearerOf(req) !== FAKE_REPLICATE_TOKEN) return problem(x, 401, "Unauthenticated", "You did not pass a valid authentication token");
+  const poll = /^\/v1\/predictions\/([\w-]+)$/.exec(url.pathname);
+  if (req.method === "GET" && poll) return servePoll(x, poll[1]!);
+  const byModel = /^\/v1\/models\/([\w.-]+)\/([\w.-]+)\/predictions$/.exec(url.pathname);
+  if (req.method !== "POST" || (!byModel && url.pathname !== "/v1/predictions")) return problem(x, 404, "Not found", `No route for ${req.method} ${url.pathname}`);
+  if (!isJson(req)) return problem(x, 415, "Unsupported media type", "Send the prediction as application/json.");
+  const body = parseJson(x.body) as { input?: unknown; version?: unknown } | undefined;
+  if (typeof body?.input !== "object" || body.input === null) return problem(x, 422, "Input validation failed", "input is required and must be an object");
+  let model: string | undefined = byModel ? `${byModel[1]}/${byModel[2]}` : undefined;
+  if (!byModel) {
+    model = typeof body.version === "string" ? VERSIONS.get(body.version) : undefined;
+    if (!model) return problem(x, 422, "Invalid version or not permitted", `The specified version does not exist (or perhaps you don't have permission to use it?)`);
+  }
+  create(x, model!, body.input as Record<string, unknown>, typeof body.version === "string" ? body.version : undefined);
+}
+
+function create(x: FakeExchange, model: string, input: Record<string, unknown>, version?: string): void {
+  const prefer = x.req.headers.prefer;
+  switch (model) {
+    case M.http400:
+      return problem(x, 422, "Input validation failed", "- input.prompt: Invalid type. Expected: string, given: integer");
+    case M.http500:
+      return problem(x, 500, "Internal Server Error", "Something went wrong on our side.");
+    case M.reflectAuth:
+      return problem(x, 500, "Internal Server Error", `proxy failed for Authorization: ${x.req.headers.authorization}`);
+    case M.hang:
+      return hang(x.res);
+    case M.malformedJson:
+      return sendMalformedJson(x.res);
+  }
+  const images = Object.values(input).flatMap((value) => (Array.isArray(value) ? value : [value])).filter((value): value is string => typeof value === "string" && value.startsWith("data:"));
+  const record: FakeRequestRecord = {
+    provider: "replicate",
+    endpoint: version ? "predictions" : `models/${model}/predictions`,
+    model,
+    version,
+    prompt: typeof input.prompt === "string" ? input.prompt : undefined,
+    imageCount: new Set(images).size,
+    keys: Object.keys(input).sort(),
+    aspectRatio: typeof input.aspect_ratio === "string" ? input.aspect_ratio : undefined,
+    seed: typeof input.seed === "number" ? input.seed : undefined,
+    scale: typeof input.scale === "number" ? input.scale : undefined,
+    prefer: typeof prefer === "string" ? prefer : undefined,
+  };
+  const id = randomBytes(10).toString("hex");
+  const stored: Stored = { model, record, polls: 0, prediction: { id, model, version: version ?? null, input, logs: "", output: null, error: null, data_removed: false, created_at: new Date().toISOString(), urls: urlsOf(id) } };
+  predictions.set(id, stored);
+  setTimeout(() => predictions.delete(id), 60_000).unref();
+  const slow = model === M.slowPoll || model === M.hangPoll;
+  settle(stored, slow ? "starting" : undefined, images[0]);
+  sendJson(x.res, 201, stored.prediction);
+}
+
+function servePoll(x: FakeExchange, id: string): void {
+  const stored = predictions.get(id);
+  if (!stored) return problem(x, 404, "Not found", "The requested resource could not be found.");
+  stored.polls++;
+  stored.record.polls = stored.polls;
+  const done = stored.model === M.slowPoll && stored.polls >= SLOW_POLL_SUCCEEDS_AT;
+  if (!done) stored.prediction.status = "processing";
+  else settle(stored, undefined, firstImage(stored.prediction.input));
+  sendJson(x.res, 200, stored.prediction);
+}
+
+/** Sets status, output and error the way the scenario ends (or `status` while it is running). */
+function settle(stored: Stored, running: string | undefined, image: string | undefined): void {
+  const { prediction, model, record } = stored;
+  if (running) return void (prediction.status = running);
+  if (model === M.failedPrediction) return void Object.assign(prediction, { status: "failed", error: FAILED_PREDICTION_ERROR });
+  if (model === M.canceled) return void (prediction.status = "canceled");
+  prediction.status = "succeeded";
+  prediction.completed_at = new Date().toISOString();
+  prediction.output = outputOf(model, record, image);
+}
+
+function outputOf(model: string, record: FakeRequestRecord, image: string | undefined): unknown {
+  const file = (name: string, query: Record<string, string> = {}) =>
+    `https://${FAKE_REPLICATE_FILES_HOST}/${name}?${new URLSearchParams({ ...query, record: JSON.stringify(record) })}`;
+  switch (model) {
+    case M.noImage:
+      return null;
+    case M.oversized:
+      return file("oversized.png");
+    case M.notAnImage:
+      return file("text.png");
+    case M.htmlOutput:
+      return file("page.html");
+    case M.httpOutput:
+      return file("out.png").replace("https:", "http:");
+    case M.svg:
+      return file("out.svg");
+  }
+  const { width, height, cutout } = pictureFor(record, image);
+  if (model === M.dataUriOutput) return `data:image/png;base64,${encodeFakePng({ width, height, seed: 3, cutout, record }).toString("base64")}`;
+  const url = file("out.png", { w: String(width), h: String(height), cutout: cutout ? "1" : "" });
+  return model === M.arrayOutput ? [url] : url;
+}
+
+/** Upscale: input size times scale; cut-out and edit: the input's size; generate: ~1 MP at the ratio. */
+function pictureFor(record: FakeRequestRecord, image: string | undefined): { width: number; height: number; cutout: boolean } {
+  const input = image ? pngSize(Buffer.from(image.slice(image.indexOf(",") + 1), "base64")) : null;
+  if (input && record.scale) return { width: input.width * record.scale, height: input.height * record.scale, cutout: false };
+  if (input) return { ...input, cutout: record.prompt === undefined };
+  const [w, h] = (record.aspectRatio ?? "1:1").split(":").map(Number) as [number, number];
+  const unit = Math.sqrt((1024 * 1024) / (w * h));
+  return { width: Math.round((w * unit) / 32) * 32, height: Math.round((h * unit) / 32) * 32, cutout: false };
+}
+
+/** GET https://replicate-delivery.upstream.test/... : the output files. */
+export function serveReplicateFile({ res, url }: FakeExchange): void {
+  const record = JSON.parse(url.searchParams.get("record") ?? "{}") as FakeRequestRecord;
+  switch (url.pathname) {
+    case "/out.png": {
+      const picture = { width: Number(url.searchParams.get("w")), height: Number(url.searchParams.get("h")), cutout: url.searchParams.get("cutout") === "1" };
+      return sendBytes(res, "image/png", encodeFakePng({ ...picture, seed: seedOf(record.prompt ?? "image"), record }));
+    }
+    case "/out.svg":
+      return sendBytes(res, "image/svg+xml", fakeSvg(record));
+    case "/oversized.png":
+      return sendOversized(res, "image/png", Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+    case "/text.png":
+      return sendBytes(res, "image/png", "plain text served as image/png");
+    case "/page.html":
+      return sendBytes(res, "text/html; charset=utf-8", "<!doctype html><title>Not an image</title>");
+    default:
+      res.writeHead(404).end();
+  }
+}
+
+function firstImage(input: unknown): string | undefined {
+  const values = Object.values(input as Record<string, unknown>).flatMap((value) => (Array.isArray(value) ? value : [value]));
+  return values.find((value): value is string => typeof value === "string" && value.startsWith("data:"));
+}
+
+function urlsOf(id: string) {
+  const api = `https://${FAKE_REPLICATE_HOST}/v1/predictions/${id}`;
+  return { get: api, cancel: `${api}/cancel`, web: `https://replicate.com/p/${id}` };
+}
+
+function problem(x: FakeExchange, status: number, title: string, detail: string): void {
+  sendJson(x.res, status, { title, detail, status });
+}
