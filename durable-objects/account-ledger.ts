@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../src/env";
+import { IdempotencyRecords, type IdempotencyBegin } from "./idempotency-records";
 
 // One AccountLedger per account (addressed by account id). It owns the credit balance, each
 // key's sliding rate-limit window and the account's revocations, so "is this key still good,
@@ -47,6 +48,8 @@ export type ReserveOutcome =
   | ({ ok: false; reason: "rate_limited"; retryAfterSeconds: number } & LedgerSnapshot)
   | ({ ok: false; reason: "insufficient_credits"; required: number } & LedgerSnapshot);
 
+export type IdempotencyOutcome = IdempotencyBegin & { window: WindowState };
+
 export type GrantOutcome = { ok: true; balance: number } | { ok: false; balance: number };
 
 export class AccountLedger extends DurableObject<Env> {
@@ -57,6 +60,8 @@ export class AccountLedger extends DurableObject<Env> {
 
   /** The ledger's clock. Tests replace it (runInDurableObject) to move time without sleeping. */
   now: () => number = () => Date.now();
+
+  private readonly idempotency = new IdempotencyRecords(this.ctx.storage.kv, (at) => this.scheduleSweep(at));
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -113,6 +118,39 @@ export class AccountLedger extends DurableObject<Env> {
   snapshot(keyId?: string): LedgerSnapshot {
     const now = this.now();
     return this.snapshotOf(keyId ? this.windowOf(keyId, now) : [], now);
+  }
+
+  /**
+   * Claims an Idempotency-Key for a request (decisions "Idempotency"), or says to replay the
+   * stored answer, that the first request is still running, or that the key was used with
+   * another body. Takes no rate-limit slot: a replay costs the provider nothing.
+   */
+  beginIdempotent(request: { keyId: string; idempotencyKey: string; fingerprint: string }): IdempotencyOutcome {
+    const now = this.now();
+    const begun = this.idempotency.begin(request.idempotencyKey, request.fingerprint, now);
+    return { ...begun, window: this.snapshotOf(this.windowOf(request.keyId, now), now).window };
+  }
+
+  completeIdempotent(idempotencyKey: string, fingerprint: string, status: number, bodyKey: string): void {
+    this.idempotency.complete(idempotencyKey, fingerprint, status, bodyKey);
+  }
+
+  abandonIdempotent(idempotencyKey: string, fingerprint: string): void {
+    this.idempotency.abandon(idempotencyKey, fingerprint);
+  }
+
+  /** Expires idempotency records after 24 h, with their stored answers. */
+  override async alarm(): Promise<void> {
+    const { bodyKeys, nextExpiry } = this.idempotency.sweep(this.now());
+    if (bodyKeys.length > 0) await this.env.FILES.delete(bodyKeys);
+    if (nextExpiry !== null) this.ctx.storage.setAlarm(nextExpiry);
+  }
+
+  private scheduleSweep(at: number): void {
+    // One alarm at a time; an earlier one already set will reschedule itself for the rest.
+    void this.ctx.storage.getAlarm().then((current) => {
+      if (current === null || current > at) return this.ctx.storage.setAlarm(at);
+    });
   }
 
   /** Refuses the key from now on, even where a worker still has it cached. */

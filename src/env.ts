@@ -31,5 +31,7 @@ export interface AppEnv {
     caller: Caller;
     /** The ledger's answer when the request's rate-limit slot was taken (free routes). */
     ledger: LedgerSnapshot;
+    /** Set once a billed call reserved credits: from then on its answer is kept for Idempotency-Key replays. */
+    charged: boolean;
   };
 }

@@ -10,6 +10,7 @@ import { mountDiscovery } from "./routes/discovery";
 import { modelRoutes } from "./routes/models";
 import { fileRoutes } from "./routes/files";
 import { mountTools } from "./routes/tools";
+import { mountBatches } from "./routes/batch";
 import { HTTPException } from "hono/http-exception";
 
 export { AccountLedger } from "../durable-objects/account-ledger";
@@ -24,6 +25,7 @@ app.route("/", modelRoutes);
 app.route("/", adminRoutes);
 app.route("/", fileRoutes);
 mountTools(app);
+mountBatches(app);
 mountDiscovery(app);
 
 app.notFound((c) => errorResponse(c, new PixelgateError("not_found", `No endpoint ${c.req.method} ${c.req.path}.`)));

@@ -2,7 +2,7 @@ import { PixelgateError } from "../errors";
 import type { Model } from "../models/catalog";
 import { FORMAT_INFO } from "../codecs";
 import type { AspectRatio, ImageProvider, ProviderOutput, ProviderTask, TaskImage } from "./types";
-import { UpstreamClient } from "./upstream-http";
+import { UpstreamClient, isAllowedApiBase } from "./upstream-http";
 import { decodeBase64Image, encodedImage, fetchOutputFile } from "./upstream-output";
 
 // Any OpenAI-compatible Images API (OPENAI_BASE_URL, OPENAI_API_KEY):
@@ -44,7 +44,7 @@ export const openaiProvider: ImageProvider = {
     const key = env.OPENAI_API_KEY ?? "";
     const upstream = new UpstreamClient("OpenAI", call.signal, [key]);
     const base = (env.OPENAI_BASE_URL || DEFAULT_BASE_URL).replace(/\/+$/, "");
-    if (!key || !base.startsWith("https://")) throw upstream.failure("is not configured (OPENAI_API_KEY, and an https OPENAI_BASE_URL).");
+    if (!key || !isAllowedApiBase(base)) throw upstream.failure("is not configured (OPENAI_API_KEY, and an https (or loopback http) OPENAI_BASE_URL).");
 
     const request = requestFor(task, model);
     const headers = { Authorization: `Bearer ${key}`, Accept: "application/json" };

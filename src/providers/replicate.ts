@@ -2,7 +2,7 @@ import type { Env } from "../env";
 import { PixelgateError } from "../errors";
 import type { ImageProvider } from "./types";
 import { predictionInput } from "./replicate-input";
-import { UpstreamClient, pause } from "./upstream-http";
+import { UpstreamClient, pause, isAllowedApiBase } from "./upstream-http";
 import { decodeDataUri, encodedImage, fetchOutputFile, svgMarkup } from "./upstream-output";
 
 // Replicate predictions (REPLICATE_BASE_URL, REPLICATE_API_TOKEN). `upstreamModel` is either
@@ -38,7 +38,7 @@ export const replicateProvider: ImageProvider = {
     const token = env.REPLICATE_API_TOKEN ?? "";
     const upstream = new UpstreamClient("Replicate", call.signal, [token]);
     const base = (env.REPLICATE_BASE_URL || DEFAULT_BASE_URL).replace(/\/+$/, "");
-    if (!token || !base.startsWith("https://")) throw upstream.failure("is not configured (REPLICATE_API_TOKEN, and an https REPLICATE_BASE_URL).");
+    if (!token || !isAllowedApiBase(base)) throw upstream.failure("is not configured (REPLICATE_API_TOKEN, and an https (or loopback http) REPLICATE_BASE_URL).");
 
     const auth = `Bearer ${token}`;
     const { url, body } = creation(base, model.upstreamModel, predictionInput(task));

@@ -172,3 +172,19 @@ export function pause(ms: number, signal: AbortSignal): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   return raceAbort(new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))), signal).finally(() => clearTimeout(timer));
 }
+
+/**
+ * Where a provider's API may live: https anywhere, or plain http on this machine's loopback, for
+ * OpenAI-compatible servers run locally (and the fake upstream `npm run stress` starts). Our
+ * provider keys never cross a network in clear text either way.
+ */
+export function isAllowedApiBase(base: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(base);
+  } catch {
+    return false;
+  }
+  if (url.protocol === "https:") return true;
+  return url.protocol === "http:" && ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
+}

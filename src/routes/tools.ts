@@ -2,10 +2,12 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { requireKey } from "../auth/authenticate";
 import { rejectCall, runBilledCall, type BilledCall } from "../billing/billed-call";
+import { idempotent } from "../billing/idempotency";
 import type { AppEnv } from "../env";
 import type { ErrorCode } from "../errors";
 import { publicBaseUrl } from "../http/envelope";
 import { requireJsonBody } from "../http/json-body";
+import { toolSuccessBody } from "../http/tool-body";
 import { setRateLimitHeaders } from "../http/rate-limit";
 import { validationError } from "../http/validation";
 import { API_KEY_SECURITY, AUTH_ERRORS, errorResponses, jsonOk } from "../schemas/common";
@@ -16,7 +18,7 @@ import type { UsageSource } from "../usage/log";
 // POST /v1/<tool> and /playground/<tool> for every tool in the registry: a thin adapter that
 // turns the HTTP request into a BilledCall and the outcome into the result envelope (spec 2.4).
 
-const BILLED_CALL_ERRORS: ErrorCode[] = [
+export const BILLED_CALL_ERRORS: ErrorCode[] = [
   ...AUTH_ERRORS,
   "missing_parameter",
   "invalid_parameter",
@@ -26,7 +28,7 @@ const BILLED_CALL_ERRORS: ErrorCode[] = [
 ];
 
 /** The CLI tags its requests so the usage log can say where a call came from. */
-function sourceOf(c: Context<AppEnv>): UsageSource {
+export function sourceOf(c: Context<AppEnv>): UsageSource {
   return c.req.header("X-Pixelgate-Source")?.toLowerCase() === "cli" ? "cli" : "rest";
 }
 
@@ -38,6 +40,7 @@ function billedCallOf(c: Context<AppEnv>, tool: AnyTool, family: Family, input: 
     key,
     ctx: { env: c.env, family, account, requestId: c.var.requestId, source: sourceOf(c), baseUrl: publicBaseUrl(c), startedAt: Date.now() },
     onWindow: (window) => setRateLimitHeaders(c, window),
+    onCharged: () => c.set("charged", true),
   };
 }
 
@@ -86,19 +89,17 @@ function mountTool(app: OpenAPIHono<AppEnv>, tool: AnyTool, family: Family): voi
     summary: tool.summary,
     description: `${tool.description}\n\nMCP tool: \`${tool.name}\`.`,
     security: API_KEY_SECURITY,
-    middleware: [requireKey({ meter: false }), toolJsonBody(tool, family)] as const,
-    request: { body: { required: true, content: { "application/json": { schema: tool.input(family) } } } },
+    middleware: [requireKey({ meter: false }), toolJsonBody(tool, family), idempotent] as const,
+    request: { headers: IdempotencyHeaders, body: { required: true, content: { "application/json": { schema: tool.input(family) } } } },
     responses: {
       200: jsonOk(responseSchema(tool, family), "The result, the credits taken and the balance left."),
-      ...errorResponses(...BILLED_CALL_ERRORS, ...(tool.errors ?? [])),
+      ...errorResponses(...BILLED_CALL_ERRORS, ...IDEMPOTENCY_ERRORS, ...(tool.errors ?? [])),
     },
   });
   app.openapi(
     route,
     async (c) => {
-      const outcome = await runBilledCall(billedCallOf(c, tool, family, c.req.valid("json")));
-      const credits = { deductedCredits: outcome.deductedCredits, userCredits: outcome.userCredits };
-      return c.json({ success: true as const, message: outcome.message, ...credits, result: { ...outcome.result, ...credits } }, 200);
+      return c.json(toolSuccessBody(await runBilledCall(billedCallOf(c, tool, family, c.req.valid("json")))), 200);
     },
     // A body that fails the schema is a rejected call: counted, logged, free.
     (result, c) => {
@@ -107,6 +108,16 @@ function mountTool(app: OpenAPIHono<AppEnv>, tool: AnyTool, family: Family): voi
     },
   );
 }
+
+/** What every billed POST declares: the optional Idempotency-Key header (decisions "Idempotency"). */
+export const IdempotencyHeaders = z.object({
+  "Idempotency-Key": z
+    .string()
+    .optional()
+    .openapi({ description: "1 to 255 printable characters. Within 24 h the same key and body replay the first answer at no charge; another body answers 422, a duplicate while the first runs 409." }),
+});
+
+export const IDEMPOTENCY_ERRORS: ErrorCode[] = ["idempotency_conflict", "idempotency_in_progress"];
 
 export function mountTools(app: OpenAPIHono<AppEnv>): void {
   for (const tool of TOOLS) {

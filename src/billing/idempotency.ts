@@ -1,0 +1,86 @@
+import type { MiddlewareHandler } from "hono";
+import { ledgerOf } from "../accounts/ledger";
+import type { AppEnv } from "../env";
+import { PixelgateError } from "../errors";
+import { setRateLimitHeaders } from "../http/rate-limit";
+
+// Idempotency-Key on billed POSTs (decisions "Idempotency"): within 24 hours the same key with
+// the same body replays the first answer and charges nothing; another body is 422; a duplicate
+// while the first still runs is 409. Only answers given after a charge are kept, so a request
+// refused before any charge (validation, balance, safety, rate limit) can be retried as is.
+// The decision is the account's AccountLedger's (atomic, one at a time); the answer's body
+// lives in R2 because it can be far larger than a Durable Object value.
+
+export const IDEMPOTENCY_HEADER = "Idempotency-Key";
+const KEY_SHAPE = /^[\x21-\x7e](?:[\x20-\x7e]{0,253}[\x21-\x7e])?$/;
+
+async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/** JSON with object keys sorted at every depth, so equal bodies serialise equally. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_, inner: unknown) =>
+    inner && typeof inner === "object" && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : inner,
+  );
+}
+
+function checkedKey(value: string): string {
+  if (!KEY_SHAPE.test(value)) {
+    throw new PixelgateError("invalid_parameter", "Idempotency-Key must be 1 to 255 printable ASCII characters.", { param: IDEMPOTENCY_HEADER });
+  }
+  return value;
+}
+
+/**
+ * Route middleware, after authentication and the JSON body check. Handlers mark a call as
+ * charged (`c.set("charged", true)`) once credits were reserved; only such answers are stored.
+ */
+export const idempotent: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const header = c.req.header(IDEMPOTENCY_HEADER);
+  if (header === undefined) return next();
+  const idempotencyKey = checkedKey(header);
+  const { account, key } = c.var.caller;
+  // Whitespace, formatting and key order do not make a different request: the parsed body,
+  // re-serialised with sorted keys, is what is compared.
+  const fingerprint = await sha256Hex(`${c.req.method} ${c.req.path}\n${canonicalJson(await c.req.json())}`);
+  const ledger = ledgerOf(c.env, account.id);
+  const begun = await ledger.beginIdempotent({ keyId: key.id, idempotencyKey, fingerprint });
+  setRateLimitHeaders(c, begun.window);
+
+  if (begun.outcome === "conflict") {
+    throw new PixelgateError("idempotency_conflict", "This Idempotency-Key was already used with a different request body.", { param: IDEMPOTENCY_HEADER });
+  }
+  if (begun.outcome === "in_progress") {
+    throw new PixelgateError("idempotency_in_progress", "The first request with this Idempotency-Key is still running; retry shortly.", {
+      param: IDEMPOTENCY_HEADER,
+      headers: { "Retry-After": String(begun.retryAfterSeconds) },
+    });
+  }
+  if (begun.outcome === "replay") {
+    const stored = await c.env.FILES.get(begun.bodyKey);
+    if (stored) {
+      c.header("Idempotency-Replayed", "true");
+      return c.body(await stored.text(), begun.status as 200, { "Content-Type": "application/json" });
+    }
+    // The stored answer is gone (deleted by hand): nothing to replay, and running again could charge twice.
+    throw new PixelgateError("internal_error", "The stored answer for this Idempotency-Key is no longer available; use a new key.");
+  }
+
+  let charged = false;
+  try {
+    await next();
+    charged = c.get("charged") === true;
+  } finally {
+    if (charged) {
+      const bodyKey = `idempotency/${account.id}/${await sha256Hex(idempotencyKey)}.json`;
+      await c.env.FILES.put(bodyKey, await c.res.clone().text(), { httpMetadata: { contentType: "application/json" } });
+      await ledger.completeIdempotent(idempotencyKey, fingerprint, c.res.status, bodyKey);
+    } else {
+      await ledger.abandonIdempotent(idempotencyKey, fingerprint);
+    }
+  }
+};
