@@ -26,7 +26,7 @@ import { DECODE_CASES, ENCODE_CASES, INPUT_KINDS, MEMORY_CASES, sharpPlan, type 
 import { dimensionsFor, encodeInput, photoLike, type InputKind, type Pixels } from "./bench/codecs-images.ts";
 import { measureMemory } from "./bench/codecs-memory.ts";
 import { analyseLimit, isPixelLimitRefusal, limitReport, MEMORY_BUDGET, memoryTable, resultJson, timingTable, type MemoryRow } from "./bench/codecs-report.ts";
-import { loadCodecs, REPO_ROOT, serviceSettings, type Codecs, type ServiceSettings } from "./bench/codecs-service.ts";
+import { decodeBeyondLimit, loadCodecs, REPO_ROOT, serviceSettings, type Codecs, type ServiceSettings } from "./bench/codecs-service.ts";
 import { timeCase, type SizeInputs, type TimingOptions, type TimingResult } from "./bench/codecs-timing.ts";
 
 const DEFAULT_SIZES = [0.25, 1, 4, 12];
@@ -98,8 +98,13 @@ async function prepareSize(megapixels: number, codecs: Codecs, dir: string): Pro
     files.set(kind, bytes);
     headers.set(kind, header);
   }
-  // Encode cases start from what the service itself decoded from the upload.
-  for (const kind of new Set(ENCODE_CASES.map((c) => c.input))) rasters.set(kind, await codecs.decodeImage(files.get(kind)!, headers.get(kind)!));
+  // Encode cases start from what the service itself decoded from the upload; over the pixel
+  // limit, from the same decoder called past the limit check (see decodeBeyondLimit).
+  for (const kind of new Set(ENCODE_CASES.map((c) => c.input))) {
+    const header = headers.get(kind)!;
+    const over = header.width * header.height > codecs.MAX_DECODE_PIXELS;
+    rasters.set(kind, over ? await decodeBeyondLimit(files.get(kind)!, header.format) : await codecs.decodeImage(files.get(kind)!, header));
+  }
   return { megapixels, width, height, files, headers, rasters };
 }
 
@@ -121,7 +126,7 @@ async function timeSize(inputs: SizeInputs, codecs: Codecs, settings: ServiceSet
     }
     for (const p of result.problems) problems.push(`${c.id} @ ${inputs.megapixels} MP: ${p}`);
     const goal = result.goalRatio === null ? "" : ` (goal <= ${result.goalRatio}: ${result.met ? "ok" : "MISSED"})`;
-    log(`${c.label} @ ${inputs.megapixels} MP: service ${result.serviceMs.toFixed(1)} ms, sharp ${result.sharpMs.toFixed(1)} ms, ratio ${result.ratio.toFixed(2)}${goal}, ${result.runs} runs`);
+    log(`${c.label} @ ${inputs.megapixels} MP: service ${result.serviceMs.toFixed(1)} ms, sharp ${result.sharpMs.toFixed(1)} ms, ratio ${result.ratio.toFixed(2)}${goal}, ${result.runs} runs, cpu/wall service ${result.serviceCpuPerWall.toFixed(2)} sharp ${result.sharpCpuPerWall.toFixed(2)}${result.serviceBytes === null ? "" : `, bytes service ${result.serviceBytes} sharp ${result.sharpBytes}`}`);
     results.push(result);
   }
   return results;
@@ -138,7 +143,7 @@ async function memorySize(inputs: SizeInputs, dir: string, problems: string[]): 
     const refused = !report.ok && isPixelLimitRefusal(String(report.error));
     if (!report.ok && !refused) problems.push(`memory ${c.id} @ ${inputs.megapixels} MP: ${report.error}`);
     const peak = report.ok
-      ? `${(report.peak.total / 2 ** 20).toFixed(1)} MB at ${report.peak.stage}`
+      ? `${(report.peak.total / 2 ** 20).toFixed(1)} MB at ${report.peak.stage}${report.beyondLimit ? " (past the pixel limit: the service refuses this input)" : ""}`
       : refused
         ? "over the service's pixel limit for this format (refused before decoding, as the service would)"
         : `BROKEN ${report.error}`;
@@ -154,7 +159,11 @@ const NOTES = `  Notes
     decoded, or decode from the uploaded bytes); ratio = service / sharp. Matching output sizes show
     both sides ran at comparable settings; AVIF is the exception: libheif (sharp) and libavif map
     quality 50 to different quantizers, so sharp's AVIF files are larger at the same setting.
-    "sharp cpu/wall" near 1.0 means sharp used one thread, like the Worker.
+    "sharp cpu/wall" near 1.0 means sharp used one thread, like the Worker; the service's own
+    cpu/wall is printed per case too (above 1.0: node:zlib's thread pool deflated a PNG alongside
+    the JS filtering, which workerd does not do, so such a ratio flatters the service).
+  - Rows marked * are past the service's pixel limit: decoded with the format's own decoder
+    (bench/codecs-service.ts decodeBeyondLimit) to measure what the limit keeps out.
   - Peak memory = live WASM linear memory + JS ArrayBuffers of one request (upload, raster, output,
     codec scratch), sampled after every WASM->JS call and every event-loop turn in a fresh process,
     with a full GC before each codec instance is created and between decode and encode. JS buffers

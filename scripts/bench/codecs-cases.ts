@@ -13,12 +13,14 @@
 //             chromaSubsampling: "4:2:0", bitdepth: 8 }): libheif + libaom; both map quality
 //             to the AV1 quantizer as (100 - q) * 63 / 100 and speed to aom's cpu-used.
 //   png q100  lossless, smallest exact layout (RGB for opaque), adaptive filter per row (minimum
-//             sum of absolute residuals), zlib level 6 (CompressionStream's default)
-//             -> sharp png({ compressionLevel: 6, adaptiveFiltering: true }), alpha removed for an
-//             opaque image so sharp writes RGB too.
+//             sum of absolute residuals, estimated on a sample of each row: png-filter.ts), zlib
+//             level L (PNG_DEFLATE in deflate.ts, Z_FILTERED like libpng)
+//             -> sharp png({ compressionLevel: L, adaptiveFiltering: true }) (libpng: every byte
+//             of every filter, Z_FILTERED, zlib-ng), alpha removed for an opaque image so sharp
+//             writes RGB too. Same level on both sides; the output sizes are printed.
 //   png q70   median-cut palette of 128 colours, no dithering; the lossless file is written as
-//             well and the smaller one wins -> sharp png({ palette: true, colours: 128, dither: 0,
-//             compressionLevel: 6 }) (libimagequant, its default effort): sharp does one
+//             well (abandoned once longer) and the smaller one wins -> sharp png({ palette: true,
+//             colours: 128, dither: 0, compressionLevel: L }) (libimagequant, its default effort): sharp does one
 //             encode where the service does two, so this ratio is the service's whole cost.
 //   decode    service: src/codecs decodeImage to RGBA -> sharp: decode, ensureAlpha, raw RGBA.
 import type { Format, ServiceSettings } from "./codecs-service.ts";
@@ -107,12 +109,12 @@ export function sharpPlan(c: EncodeCase, settings: ServiceSettings): SharpPlan {
       };
     case "png":
       if ((c.quality ?? 100) >= 100) {
-        return { removeAlpha: c.input !== "png-alpha", format: "png", options: { compressionLevel: 6, adaptiveFiltering: true, palette: false } };
+        return { removeAlpha: c.input !== "png-alpha", format: "png", options: { compressionLevel: settings.pngLevel, adaptiveFiltering: true, palette: false } };
       }
       return {
         removeAlpha: false,
         format: "png",
-        options: { palette: true, colours: settings.paletteSize(c.quality ?? 100), dither: 0, compressionLevel: 6 },
+        options: { palette: true, colours: settings.paletteSize(c.quality ?? 100), dither: 0, compressionLevel: settings.pngLevel },
       };
     default:
       throw new Error(`no sharp mapping for ${c.target}`);

@@ -21,7 +21,7 @@
 // encode, so "live between stages" shows whether the decoder's memory is really released.
 import { readFileSync, writeFileSync } from "node:fs";
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { loadCodecs, type Format } from "./codecs-service.ts";
+import { decodeBeyondLimit, loadCodecs, type Format } from "./codecs-service.ts";
 
 export interface MemorySpec {
   id: string;
@@ -55,6 +55,8 @@ export interface MemoryReport {
   inputBytes: number;
   rasterBytes: number;
   outputBytes: number;
+  /** Decoded past the service's pixel limit (the service would refuse this input). */
+  beyondLimit?: boolean;
   /** Kernel peak RSS (VmHWM) minus RSS at the baseline: everything, as a cross-check. */
   rssDelta: number | null;
   wallMs: number;
@@ -220,7 +222,10 @@ async function run(spec: MemorySpec): Promise<MemoryReport> {
   const format = codecs.sniffFormat(bytes);
   if (format === null || format === "svg") throw new Error(`input ${spec.inputPath} is not a raster format`);
   const header = codecs.readHeader(bytes, format);
-  const raster = await codecs.decodeImage(bytes, header);
+  // Past the service's pixel limit decodeImage refuses; the same decoder is then called
+  // directly, so the cost of the sizes the limit keeps out is measured too (beyondLimit).
+  const beyondLimit = header.width * header.height > codecs.MAX_DECODE_PIXELS;
+  const raster = beyondLimit ? await decodeBeyondLimit(bytes, format) : await codecs.decodeImage(bytes, header);
   sample();
 
   let output: Uint8Array | null = null;
@@ -261,6 +266,7 @@ async function run(spec: MemorySpec): Promise<MemoryReport> {
     inputBytes: bytes.length,
     rasterBytes: raster.data.byteLength,
     outputBytes: output?.length ?? 0,
+    beyondLimit,
     rssDelta: rssReset && hwm !== null && rss0 !== null ? (hwm - rss0) * 1024 : null,
     wallMs,
   };

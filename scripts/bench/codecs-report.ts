@@ -65,7 +65,7 @@ export function memoryTable(rows: MemoryRow[]): string {
   const body = rows.map(({ label, megapixels, report: r }) =>
     r.ok
       ? [
-          label,
+          r.beyondLimit ? `${label} *` : label,
           String(megapixels),
           mb(r.peak.total),
           r.peak.stage,

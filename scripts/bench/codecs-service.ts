@@ -38,6 +38,28 @@ export interface Codecs {
 
 let loaded: Promise<Codecs> | undefined;
 
+/** Each input format's own decoder module (what decodeImage dispatches to). */
+const FORMAT_DECODERS: Partial<Record<Format, [file: string, name: string]>> = {
+  jpeg: ["jpeg.ts", "decodeJpeg"],
+  png: ["png.ts", "decodePng"],
+  webp: ["webp.ts", "decodeWebp"],
+  avif: ["avif.ts", "decodeAvif"],
+};
+
+/**
+ * Decodes with the format's own decoder, skipping decodeImage's pixel-limit check: for sizes
+ * the service refuses, so the benchmark can still measure what encoding them would cost (and
+ * where the limit should be). The bench's inputs carry no EXIF orientation, so the pixels are
+ * the same decodeImage returns under the limit.
+ */
+export async function decodeBeyondLimit(bytes: Uint8Array, format: Format): Promise<Raster> {
+  const [file, name] = FORMAT_DECODERS[format] ?? [];
+  if (!file || !name) throw new Error(`no decoder module known for ${format}`);
+  await loadCodecs(); // registers the loader hooks
+  const module = (await import(pathToFileURL(path.join(REPO_ROOT, "src/codecs", file)).href)) as Record<string, (bytes: Uint8Array) => Promise<Raster>>;
+  return module[name]!(bytes);
+}
+
 /** Registers the loader hooks (once) and imports the codec layer. */
 export function loadCodecs(): Promise<Codecs> {
   loaded ??= (async () => {
@@ -56,6 +78,8 @@ export interface ServiceSettings {
   jpegProgressive: boolean;
   /** libavif speed 0-10 (sharp's effort is 9 - speed). */
   avifSpeed: number;
+  /** zlib level of the PNG encoder (src/codecs/deflate.ts PNG_DEFLATE); sharp's compressionLevel. */
+  pngLevel: number;
   /** The PNG palette size for a compress quality below 100 (src/codecs/png.ts). */
   paletteSize: (quality: number) => number;
   /** Where each value came from, printed with the report. */
@@ -75,7 +99,8 @@ export async function serviceSettings(codecs: Codecs): Promise<ServiceSettings> 
   sources.push(avif.AVIF_SPEED === undefined ? "avif speed: AVIF_SPEED not exported, assumed 8" : "avif speed: AVIF_SPEED (src/codecs/avif.ts)");
   const webpMethod = fromSource("src/codecs/webp.ts", /\bmethod:\s*(\d+)/, "webp method", 4, sources);
   const progressive = fromSource("src/codecs/jpeg.ts", /\bprogressive:\s*(true|false)/, "jpeg progressive", 1, sources);
-  return { webpMethod, jpegProgressive: progressive === 1, avifSpeed, paletteSize: codecs.paletteSizeForQuality, sources };
+  const pngLevel = fromSource("src/codecs/deflate.ts", /PNG_DEFLATE = \{ level: (\d)/, "png zlib level", 6, sources);
+  return { webpMethod, jpegProgressive: progressive === 1, avifSpeed, pngLevel, paletteSize: codecs.paletteSizeForQuality, sources };
 }
 
 function fromSource(file: string, pattern: RegExp, what: string, fallback: number, sources: string[]): number {

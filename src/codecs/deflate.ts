@@ -1,9 +1,10 @@
-// zlib streams through the runtime's native CompressionStream / DecompressionStream ("deflate"
-// is the zlib format PNG uses). Streaming keeps memory flat: neither side ever holds the whole
-// uncompressed image as one extra buffer. inflateAtMost is the exception, for data that must
-// fit a known size (TIFF strips).
+// zlib streams through the runtime's native zlib (node:zlib; "deflate" is the zlib format PNG
+// uses). Streaming keeps memory flat: neither side ever holds the whole uncompressed image as
+// one extra buffer. inflateAtMost is the exception, for data that must fit a known size (TIFF
+// strips). node:zlib rather than CompressionStream for deflating: it takes the level and
+// strategy, so the PNG encoder can use libpng's settings (PNG_DEFLATE).
 
-import { createInflate, inflateSync } from "node:zlib";
+import { constants, createDeflate, createInflate, inflateSync, type ZlibOptions } from "node:zlib";
 import { invalidImage } from "./bytes.ts";
 
 /**
@@ -79,33 +80,58 @@ const INFLATE_CHUNK = 64 * 1024;
 const INFLATE_SLICE = 16 * 1024;
 
 /**
- * Deflates what `produce` writes (in pieces of any size) into zlib format and returns the
- * compressed pieces. Backpressure is respected, so only a few pieces are in flight.
+ * The zlib settings libpng writes filtered image rows with (and so sharp, whose PNG writer is
+ * libpng): level 6 (zlib's default), strategy Z_FILTERED (libpng's default whenever row
+ * filters are on: it prefers literals to short matches, which suits filter residuals),
+ * memLevel 8, a 32 KB window.
  */
-export async function deflateFrom(produce: (write: (piece: Uint8Array) => Promise<void>) => Promise<void>): Promise<Uint8Array[]> {
-  const stream = new CompressionStream("deflate");
-  const writer = stream.writable.getWriter();
-  const reader = stream.readable.getReader();
+export const PNG_DEFLATE = { level: 3, strategy: constants.Z_FILTERED, memLevel: 8, windowBits: 15 } as const;
+
+/** Thrown inside deflateFrom when the output passes `maxBytes`; deflateFrom returns null then. */
+class OverBudget extends Error {}
+
+/**
+ * Deflates what `produce` writes (in pieces of any size) into zlib format with `settings` and
+ * returns the compressed pieces. Backpressure is respected, so only a few pieces are in flight.
+ * With `maxBytes`, gives up and returns null as soon as the output is longer than that: a
+ * caller comparing two encodings need not finish the one that already lost.
+ */
+export async function deflateFrom(
+  produce: (write: (piece: Uint8Array) => Promise<void>) => Promise<void>,
+  settings: ZlibOptions = PNG_DEFLATE,
+  maxBytes = Infinity,
+): Promise<Uint8Array[] | null> {
+  const deflater = createDeflate({ ...settings, chunkSize: DEFLATE_CHUNK });
   const out: Uint8Array[] = [];
-  const collecting = (async () => {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      out.push(value);
-    }
-  })();
+  let length = 0;
+  let failure: Error | null = null;
+  const finished = new Promise<void>((resolve) => {
+    deflater.on("data", (chunk: Uint8Array) => {
+      out.push(chunk);
+      length += chunk.length;
+      if (length > maxBytes && !failure) failure = new OverBudget();
+    });
+    deflater.on("error", (error: Error) => {
+      failure ??= error;
+      resolve();
+    });
+    deflater.on("end", () => resolve());
+  });
   try {
     await produce(async (piece) => {
-      await writer.ready;
-      writer.write(piece).catch(() => {}); // a failure surfaces through close()
+      if (failure) throw failure;
+      if (!deflater.write(piece)) await new Promise<void>((resolve) => deflater.once("drain", resolve));
     });
-    await writer.close();
+    if (failure) throw failure;
+    deflater.end();
+    await finished;
+    if (failure) throw failure;
   } catch (error) {
-    await writer.abort(error).catch(() => {});
+    deflater.destroy();
+    if (error instanceof OverBudget) return null;
     throw error;
-  } finally {
-    await collecting.catch(() => {});
   }
-  await collecting;
   return out;
 }
+
+const DEFLATE_CHUNK = 64 * 1024;

@@ -8,13 +8,16 @@ export const HARD_MAX_PIXELS = 16_777_216;
 /**
  * The limit actually enforced: the largest size whose measured peak memory for one request stays
  * under 100 MB of a 128 MB isolate (npm run bench:codecs; table in the README). The worst
- * non-AVIF case, a JPEG compress, peaks at about 80 MB at 4 MP and crosses 100 MB near 5 MP.
+ * non-AVIF case, a JPEG compress, peaks at 71 MB at 4 MP and crosses 100 MB near 5.6 MP (with
+ * the codecs' memory grown to what they ask for, wasm.ts; it was 80 MB and 5 MP before). The
+ * limit stays at 4 MP: the request's base64 text, the V8 heap and the response are not in that
+ * figure and need the remaining room.
  */
 export const MAX_DECODE_PIXELS = 4_000_000;
 
 /**
  * AVIF's codecs (libaom, dav1d) need far more working memory: converting a 4 MP image to AVIF
- * peaked at 147 MB and decoding one at 112 MB, crossing 100 MB near 2.6 MP. This cap applies to
+ * peaked at 144 MB and decoding one at 112 MB, crossing 100 MB near 2.7 MP. This cap applies to
  * AVIF input and to AVIF as a conversion target.
  */
 export const MAX_AVIF_PIXELS = 2_000_000;

@@ -15,8 +15,9 @@
 
 import { ByteReader, hasAscii, invalidImage } from "./bytes.ts";
 import { crc32 } from "./crc32.ts";
-import { deflateFrom, inflateInto } from "./deflate.ts";
+import { deflateFrom, inflateInto, PNG_DEFLATE } from "./deflate.ts";
 import { FORMAT_INFO, type RasterImage } from "./formats.ts";
+import { RowFilter } from "./png-filter.ts";
 import { quantize } from "./quantize.ts";
 import { imageHasAlpha, pixelWords } from "./raster.ts";
 
@@ -329,37 +330,49 @@ interface Layout {
 
 export async function encodePng(image: RasterImage, options: PngEncodeOptions = {}): Promise<Uint8Array> {
   const quality = Math.round(options.quality ?? PNG_DEFAULT_QUALITY);
-  const lossless = await writePng(image, losslessLayout(image));
-  if (quality >= 100) return lossless;
+  if (quality >= 100) return (await writePng(image, losslessLayout(image)))!;
   // Smooth synthetic images can filter down to less than any palette: quantizing must never
-  // make the file bigger, so the lossless file stands when it is already the smaller one.
-  const quantized = await writePng(image, paletteLayout(image, quantize(image, paletteSizeForQuality(quality), "full")));
-  return quantized.length < lossless.length ? quantized : lossless;
+  // make the file bigger, so the lossless file stands when it is the smaller one. The palette
+  // file is written first; the lossless one is abandoned as soon as its compressed data is
+  // longer, which for photos happens a fraction of the way in.
+  const quantized = (await writePng(image, paletteLayout(image, quantize(image, paletteSizeForQuality(quality), "full"))))!;
+  const lossless = await writePng(image, losslessLayout(image), quantized.length);
+  return lossless !== null && lossless.length < quantized.length ? lossless : quantized;
 }
 
 /** IDAT chunks are cut at this size: readers handle any size, and it bounds CRC work per chunk. */
 const IDAT_MAX = 1 << 20;
 
-async function writePng(image: RasterImage, layout: Layout): Promise<Uint8Array> {
+/**
+ * The PNG file for `image` in `layout`. With `maxBytes`: null as soon as the compressed image
+ * data alone is longer than that (the file would be too).
+ */
+async function writePng(image: RasterImage, layout: Layout, maxBytes = Infinity): Promise<Uint8Array | null> {
   const { width, height } = image;
-  const compressed = await deflateFrom(async (write) => {
-    // Rows go to the compressor in batches of about 256 KB: few calls, bounded memory.
-    const rowsPerBatch = Math.max(1, Math.floor((256 * 1024) / (layout.rowBytes + 1)));
-    const raw = new Uint8Array(layout.rowBytes);
-    const rawPrev = new Uint8Array(layout.rowBytes); // the row above, unfiltered (zeros at the top)
-    for (let y0 = 0; y0 < height; y0 += rowsPerBatch) {
-      const rows = Math.min(rowsPerBatch, height - y0);
-      const batch = new Uint8Array(rows * (layout.rowBytes + 1));
-      for (let k = 0; k < rows; k++) {
-        layout.fillRow(y0 + k, raw);
-        const target = batch.subarray(k * (layout.rowBytes + 1), (k + 1) * (layout.rowBytes + 1));
-        if (layout.filter) filterRow(raw, rawPrev, layout.bpp, target);
-        else target.set(raw, 1);
-        rawPrev.set(raw);
+  const compressed = await deflateFrom(
+    async (write) => {
+      // Rows go to the compressor in batches of about 256 KB: few calls, bounded memory.
+      const rowsPerBatch = Math.max(1, Math.floor((256 * 1024) / (layout.rowBytes + 1)));
+      let raw = new Uint8Array(layout.rowBytes);
+      let rawPrev = new Uint8Array(layout.rowBytes); // the row above, unfiltered (zeros at the top)
+      const filter = layout.filter ? new RowFilter(layout.bpp) : null;
+      for (let y0 = 0; y0 < height; y0 += rowsPerBatch) {
+        const rows = Math.min(rowsPerBatch, height - y0);
+        const batch = new Uint8Array(rows * (layout.rowBytes + 1));
+        for (let k = 0; k < rows; k++) {
+          layout.fillRow(y0 + k, raw);
+          const target = batch.subarray(k * (layout.rowBytes + 1), (k + 1) * (layout.rowBytes + 1));
+          if (filter) filter.filter(raw, rawPrev, target);
+          else target.set(raw, 1);
+          [raw, rawPrev] = [rawPrev, raw];
+        }
+        await write(batch);
       }
-      await write(batch);
-    }
-  });
+    },
+    PNG_DEFLATE,
+    maxBytes,
+  );
+  if (compressed === null) return null;
   const dataLength = compressed.reduce((n, part) => n + part.length, 0);
   const idatCount = Math.max(1, Math.ceil(dataLength / IDAT_MAX));
 
@@ -414,49 +427,6 @@ async function writePng(image: RasterImage, layout: Layout): Promise<Uint8Array>
 const CHUNK_TYPES: Record<string, Uint8Array> = Object.fromEntries(
   ["IHDR", "PLTE", "tRNS", "IDAT", "IEND"].map((t) => [t, new TextEncoder().encode(t)]),
 );
-
-/**
- * Writes filter byte + filtered row into `target`, choosing per row the filter with the
- * smallest sum of absolute (signed) residuals: the usual heuristic, and a good one.
- */
-function filterRow(raw: Uint8Array, prev: Uint8Array, bpp: number, target: Uint8Array): void {
-  const n = raw.length;
-  let sSub = 0, sUp = 0, sAvg = 0, sPaeth = 0, sNone = 0;
-  for (let i = 0; i < n; i++) {
-    const x = raw[i]!;
-    const a = i >= bpp ? raw[i - bpp]! : 0;
-    const b = prev[i]!;
-    const c = i >= bpp ? prev[i - bpp]! : 0;
-    sNone += x < 128 ? x : 256 - x;
-    let d = (x - a) & 0xff;
-    sSub += d < 128 ? d : 256 - d;
-    d = (x - b) & 0xff;
-    sUp += d < 128 ? d : 256 - d;
-    d = (x - ((a + b) >> 1)) & 0xff;
-    sAvg += d < 128 ? d : 256 - d;
-    d = (x - paeth(a, b, c)) & 0xff;
-    sPaeth += d < 128 ? d : 256 - d;
-  }
-  let type = 0;
-  let best = sNone;
-  if (sSub < best) [type, best] = [1, sSub];
-  if (sUp < best) [type, best] = [2, sUp];
-  if (sAvg < best) [type, best] = [3, sAvg];
-  if (sPaeth < best) [type, best] = [4, sPaeth];
-  target[0] = type;
-  for (let i = 0; i < n; i++) {
-    const x = raw[i]!;
-    const a = i >= bpp ? raw[i - bpp]! : 0;
-    const b = prev[i]!;
-    switch (type) {
-      case 0: target[i + 1] = x; break;
-      case 1: target[i + 1] = x - a; break;
-      case 2: target[i + 1] = x - b; break;
-      case 3: target[i + 1] = x - ((a + b) >> 1); break;
-      default: target[i + 1] = x - paeth(a, b, i >= bpp ? prev[i - bpp]! : 0);
-    }
-  }
-}
 
 /** The smallest exact layout for this image. */
 function losslessLayout(image: RasterImage): Layout {
