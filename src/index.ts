@@ -11,6 +11,7 @@ import { modelRoutes } from "./routes/models";
 import { fileRoutes } from "./routes/files";
 import { mountTools } from "./routes/tools";
 import { mountBatches } from "./routes/batch";
+import { mountMcp } from "./routes/mcp";
 import { HTTPException } from "hono/http-exception";
 
 export { AccountLedger } from "../durable-objects/account-ledger";
@@ -26,6 +27,7 @@ app.route("/", adminRoutes);
 app.route("/", fileRoutes);
 mountTools(app);
 mountBatches(app);
+mountMcp(app);
 mountDiscovery(app);
 
 app.notFound((c) => errorResponse(c, new PixelgateError("not_found", `No endpoint ${c.req.method} ${c.req.path}.`)));

@@ -11,6 +11,11 @@ export function publicBaseUrl(c: Context): string {
 }
 
 export function errorBody(c: Context, error: PixelgateError) {
+  return errorBodyAt(publicBaseUrl(c), error);
+}
+
+/** The envelope, for surfaces that have no Hono context at hand (batch items, MCP results). */
+export function errorBodyAt(baseUrl: string, error: PixelgateError) {
   const entry = ERROR_CATALOG[error.code];
   return {
     success: false as const,
@@ -20,7 +25,7 @@ export function errorBody(c: Context, error: PixelgateError) {
       code: error.code,
       message: error.message,
       param: error.param ?? null,
-      docs: `${publicBaseUrl(c)}/v1/errors#${error.code}`,
+      docs: `${baseUrl}/v1/errors#${error.code}`,
     },
     ...error.details,
   };

@@ -1,42 +1,22 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { requireKey } from "../auth/authenticate";
-import { BATCH_LOG_TOOL, MAX_BATCH_ITEMS, runBatch, type BatchCall, type ItemOutcome } from "../billing/batch";
+import { BATCH_LOG_TOOL, MAX_BATCH_ITEMS, runBatch, type BatchCall } from "../billing/batch";
+import { BatchRequest, batchResponseBody, toolsOf } from "../billing/batch-request";
 import { rejectRequest } from "../billing/billed-call";
 import { idempotent } from "../billing/idempotency";
 import type { AppEnv } from "../env";
-import { PixelgateError } from "../errors";
-import { errorBody, publicBaseUrl } from "../http/envelope";
+import { publicBaseUrl } from "../http/envelope";
 import { requireJsonBody } from "../http/json-body";
 import { setRateLimitHeaders } from "../http/rate-limit";
-import { toolSuccessBody } from "../http/tool-body";
 import { validationError } from "../http/validation";
 import { API_KEY_SECURITY, errorResponses, jsonOk } from "../schemas/common";
-import { TOOLS } from "../tools/registry";
 import type { AnyTool, Family } from "../tools/types";
 import { BILLED_CALL_ERRORS, IDEMPOTENCY_ERRORS, IdempotencyHeaders, sourceOf } from "./tools";
 
 // POST /v1/batch and /playground/multicall (spec 4.15): several tool calls in one request. Both
 // answer the multicall shape; /v1/batch's items are the same `{tool, status, success, data}`
 // (the spec leaves them open), so one client handles both.
-
-const TOOL_NAMES = TOOLS.map((tool) => tool.name);
-
-const BatchRequest = z
-  .object({
-    requests: z
-      .array(
-        z.object({
-          tool: z.string().openapi({ description: `One of ${TOOL_NAMES.join(", ")}.` }),
-          args: z.record(z.string(), z.unknown()).default({}).openapi({ description: "That tool's own request body." }),
-        }),
-      )
-      .min(1, "send at least one item")
-      .max(MAX_BATCH_ITEMS, `at most ${MAX_BATCH_ITEMS} items`)
-      .openapi({ description: `1 to ${MAX_BATCH_ITEMS} calls, run in parallel; results come back in this order.` }),
-  })
-  .openapi("BatchRequest");
-type BatchRequest = z.infer<typeof BatchRequest>;
 
 const BatchItemResult = z
   .object({
@@ -61,16 +41,6 @@ const BatchResponse = z
 
 const PATHS: Record<Family, string> = { v1: "/v1/batch", playground: "/playground/multicall" };
 
-function toolsOf(request: BatchRequest): AnyTool[] {
-  return request.requests.map(({ tool }, index) => {
-    const found = TOOLS.find((candidate) => candidate.name === tool);
-    if (!found) {
-      throw new PixelgateError("invalid_parameter", `Unknown tool "${tool}"; use one of ${TOOL_NAMES.join(", ")}.`, { param: `requests.${index}.tool` });
-    }
-    return found;
-  });
-}
-
 function batchCallOf(c: Context<AppEnv>, family: Family): Omit<BatchCall, "items"> {
   const { account, key } = c.var.caller;
   return {
@@ -84,12 +54,6 @@ function batchCallOf(c: Context<AppEnv>, family: Family): Omit<BatchCall, "items
 /** A batch refused as a whole before reserving: one slot, one "batch" log entry, free. */
 async function refuseWhole(c: Context<AppEnv>, family: Family, error: unknown): Promise<never> {
   throw await rejectRequest(batchCallOf(c, family), error, { tool: BATCH_LOG_TOOL, summary: { model: "", prompt: "" } });
-}
-
-function itemData(c: Context<AppEnv>, item: ItemOutcome, userCredits: number): Record<string, unknown> {
-  if (item.success) return toolSuccessBody({ ...(item.body as Parameters<typeof toolSuccessBody>[0]), userCredits });
-  const error = item.body instanceof PixelgateError ? item.body : new PixelgateError("internal_error", "Something went wrong on our side with this item.");
-  return errorBody(c, error);
 }
 
 function mountBatch(app: OpenAPIHono<AppEnv>, family: Family): void {
@@ -119,20 +83,7 @@ function mountBatch(app: OpenAPIHono<AppEnv>, family: Family): void {
         return refuseWhole(c, family, error);
       }
       const batch = { ...batchCallOf(c, family), items: request.requests.map((item, index) => ({ tool: tools[index]!, args: item.args })) };
-      const outcome = await runBatch(batch);
-      const failed = outcome.items.filter((item) => !item.success).length;
-      return c.json(
-        {
-          success: true as const,
-          message: `Ran ${outcome.count} item${outcome.count === 1 ? "" : "s"}: ${outcome.count - failed} succeeded, ${failed} failed.`,
-          count: outcome.count,
-          totalLatency: outcome.totalLatency,
-          deductedCredits: outcome.deductedCredits,
-          userCredits: outcome.userCredits,
-          results: outcome.items.map((item) => ({ tool: item.tool, status: item.status, success: item.success, data: itemData(c, item, outcome.userCredits) })),
-        },
-        200,
-      );
+      return c.json(batchResponseBody(publicBaseUrl(c), await runBatch(batch)), 200);
     },
     (result, c) => {
       if (result.success) return undefined;
