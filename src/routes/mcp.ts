@@ -1,10 +1,8 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { presentedKey, resolveKey } from "../auth/authenticate";
 import type { AppEnv } from "../env";
 import { PixelgateError } from "../errors";
 import { errorResponse, publicBaseUrl } from "../http/envelope";
-import { mcpServerFor } from "../mcp/server";
 
 // /mcp: MCP over streamable HTTP, stateless (spec 5.8). The key is read exactly as REST reads
 // it; without a valid one the answer is a plain HTTP 401 with WWW-Authenticate, before any MCP
@@ -34,6 +32,12 @@ export function mountMcp(app: OpenAPIHono<AppEnv>): void {
       baseUrl: publicBaseUrl(c),
       startedAt: Date.now(),
     };
+    // Loaded on the first MCP request, not at isolate start: the SDK and its JSON-schema
+    // validator are most of the startup CPU otherwise, and most requests are REST.
+    const [{ mcpServerFor }, { WebStandardStreamableHTTPServerTransport }] = await Promise.all([
+      import("../mcp/server"),
+      import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
+    ]);
     const server = mcpServerFor(app, { ...caller, ctx });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);

@@ -9,16 +9,8 @@ import { PixelgateError } from "../../../src/errors.ts";
 import { applyEdit, checkEditFits, planEdit, SUPPORTED_EDITS, type EditOperation } from "../../../src/providers/local/edit.ts";
 import { image, pixelAt } from "../../codecs/support.ts";
 import { prng } from "../../support/prng.ts";
+import { thrown } from "../../support/thrown.ts";
 
-function thrown(run: () => unknown): PixelgateError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(PixelgateError);
-    return error as PixelgateError;
-  }
-  throw new Error("expected a PixelgateError");
-}
 
 const edit = (img: RasterImage, instruction: string) => applyEdit(img, planEdit(instruction));
 

@@ -4,22 +4,13 @@
 
 import { describe, expect, it } from "vitest";
 import type { RasterImage } from "../../../src/codecs/index.ts";
-import { PixelgateError } from "../../../src/errors.ts";
 import { assertUpscaleFits, MAX_UPSCALE_OUTPUT_PIXELS, upscaleLanczos } from "../../../src/providers/local/upscale.ts";
 import { image, pixelAt } from "../../codecs/support.ts";
 import { prng } from "../../support/prng.ts";
+import { thrown } from "../../support/thrown.ts";
 
 const FACTORS = [2, 4, 8] as const;
 
-function thrown(run: () => unknown): PixelgateError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(PixelgateError);
-    return error as PixelgateError;
-  }
-  throw new Error("expected a PixelgateError");
-}
 
 function distinctPixels(img: RasterImage): Set<string> {
   const seen = new Set<string>();
