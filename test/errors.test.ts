@@ -118,7 +118,8 @@ describe("discovery", () => {
     expect(response.status).toBe(200);
     const body = (await response.json()) as { endpoints: Array<{ method: string; path: string }> };
     const listed = body.endpoints.map((endpoint) => `${endpoint.method} ${endpoint.path}`);
-    for (const endpoint of ["GET /v1/me", "GET /v1/usage", "GET /v1/models", "GET /playground/models", "GET /auth/user-data"]) {
+    const expected = ["GET /v1/me", "GET /v1/usage", "GET /v1/models", "GET /playground/models", "GET /auth/user-data", "POST /v1/generate", "POST /v1/batch", "POST /playground/multicall", "POST /mcp"];
+    for (const endpoint of expected) {
       expect(listed).toContain(endpoint);
     }
   });

@@ -24,6 +24,8 @@ function authOf(security: Array<Record<string, unknown>> | undefined): Endpoint[
 }
 
 const OPENAPI_ENDPOINT: Endpoint = { method: "GET", path: "/v1/openapi.json", summary: "OpenAPI 3.1 description of this API", auth: "none" };
+/** Not an OpenAPI route (it speaks MCP), so listed by hand. */
+const MCP_ENDPOINT: Endpoint = { method: "POST", path: "/mcp", summary: "Remote MCP server (streamable HTTP, stateless): every image tool", auth: "api_key" };
 
 export function mountDiscovery(app: OpenAPIHono<AppEnv>): void {
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
@@ -106,7 +108,7 @@ export function mountDiscovery(app: OpenAPIHono<AppEnv>): void {
         version: API_VERSION,
         openapi: `${publicBaseUrl(c)}/v1/openapi.json`,
         errors: `${publicBaseUrl(c)}/v1/errors`,
-        endpoints: [OPENAPI_ENDPOINT, ...listEndpoints()],
+        endpoints: [OPENAPI_ENDPOINT, MCP_ENDPOINT, ...listEndpoints()],
       },
       200,
     ),
