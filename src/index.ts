@@ -12,6 +12,7 @@ import { fileRoutes } from "./routes/files";
 import { mountTools } from "./routes/tools";
 import { mountBatches } from "./routes/batch";
 import { mountMcp } from "./routes/mcp";
+import { dashboardRoutes } from "./routes/dashboard";
 import { HTTPException } from "hono/http-exception";
 
 export { AccountLedger } from "../durable-objects/account-ledger";
@@ -29,6 +30,7 @@ mountTools(app);
 mountBatches(app);
 mountMcp(app);
 mountDiscovery(app);
+app.route("/dashboard", dashboardRoutes);
 
 app.notFound((c) => errorResponse(c, new PixelgateError("not_found", `No endpoint ${c.req.method} ${c.req.path}.`)));
 

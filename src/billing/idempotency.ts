@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler, Next } from "hono";
 import { ledgerOf } from "../accounts/ledger";
 import type { AppEnv } from "../env";
 import { PixelgateError } from "../errors";
@@ -35,14 +35,30 @@ function checkedKey(value: string): string {
   return value;
 }
 
+/** How a route refuses a request before any charge: counted, logged, free (rejectCall). */
+export type RejectRequest = (c: Context<AppEnv>, error: unknown) => Promise<never>;
+
 /**
  * Route middleware, after authentication and the JSON body check. Handlers mark a call as
  * charged (`c.set("charged", true)`) once credits were reserved; only such answers are stored.
+ * A malformed key is a refused request like a malformed body (`reject`); replays, 409s and 422s
+ * are answers about an earlier request and are neither logged nor counted again.
  */
-export const idempotent: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const header = c.req.header(IDEMPOTENCY_HEADER);
-  if (header === undefined) return next();
-  const idempotencyKey = checkedKey(header);
+export function idempotent(reject: RejectRequest): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const header = c.req.header(IDEMPOTENCY_HEADER);
+    if (header === undefined) return next();
+    let idempotencyKey: string;
+    try {
+      idempotencyKey = checkedKey(header);
+    } catch (error) {
+      return reject(c, error);
+    }
+    return runIdempotently(c, next, idempotencyKey);
+  };
+}
+
+async function runIdempotently(c: Context<AppEnv>, next: Next, idempotencyKey: string): Promise<Response | void> {
   const { account, key } = c.var.caller;
   // Whitespace, formatting and key order do not make a different request: the parsed body,
   // re-serialised with sorted keys, is what is compared.
@@ -83,4 +99,4 @@ export const idempotent: MiddlewareHandler<AppEnv> = async (c, next) => {
       await ledger.abandonIdempotent(idempotencyKey, fingerprint);
     }
   }
-};
+}

@@ -65,7 +65,7 @@ function mountBatch(app: OpenAPIHono<AppEnv>, family: Family): void {
     description:
       `Items are validated first (an invalid item is a failed result and costs nothing), then the prices of the rest are reserved together with one rate-limit slot per item, atomically; then the items run in parallel. One failing item never fails the batch; an item whose provider fails is refunded like a single call. Too little balance or too little room in the window refuses the whole batch. At most ${MAX_BATCH_ITEMS} items.${family === "playground" ? "\n\nMCP tool: `multicall`." : ""}`,
     security: API_KEY_SECURITY,
-    middleware: [requireKey({ meter: false }), batchJsonBody(family), idempotent] as const,
+    middleware: [requireKey({ meter: false }), batchJsonBody(family), idempotent((c, error) => refuseWhole(c, family, error))] as const,
     request: { headers: IdempotencyHeaders, body: { required: true, content: { "application/json": { schema: BatchRequest } } } },
     responses: {
       200: jsonOk(BatchResponse, "Every item's outcome, in the order sent, and the credits taken."),

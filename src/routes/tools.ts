@@ -89,7 +89,13 @@ function mountTool(app: OpenAPIHono<AppEnv>, tool: AnyTool, family: Family): voi
     summary: tool.summary,
     description: `${tool.description}\n\nMCP tool: \`${tool.name}\`.`,
     security: API_KEY_SECURITY,
-    middleware: [requireKey({ meter: false }), toolJsonBody(tool, family), idempotent] as const,
+    middleware: [
+      requireKey({ meter: false }),
+      toolJsonBody(tool, family),
+      idempotent(async (c, error) => {
+        throw await rejectCall(billedCallOf(c, tool, family, await c.req.json()), error);
+      }),
+    ] as const,
     request: { headers: IdempotencyHeaders, body: { required: true, content: { "application/json": { schema: tool.input(family) } } } },
     responses: {
       200: jsonOk(responseSchema(tool, family), "The result, the credits taken and the balance left."),

@@ -90,6 +90,15 @@ describe("Idempotency-Key", () => {
       await expectParamError(await generate(account.key, bad), "invalid_parameter", "Idempotency-Key");
     }
     expect(await balanceOf(account.id)).toBe(10);
+    // Refused requests that passed authentication: logged like a malformed body, free.
+    expect(await usageRows(account.id)).toMatchObject([
+      { tool: "generate_image", status_code: 400, credits_deducted: 0 },
+      { tool: "generate_image", status_code: 400, credits_deducted: 0 },
+      { tool: "generate_image", status_code: 400, credits_deducted: 0 },
+    ]);
+    const batch = await postTool("/v1/batch", account.key, { requests: [{ tool: "text_to_svg", args: { prompt: "x" } }] }, { "Idempotency-Key": "" });
+    await expectParamError(batch, "invalid_parameter", "Idempotency-Key");
+    expect((await usageRows(account.id)).at(-1)).toMatchObject({ tool: "batch", status_code: 400 });
   });
 
   it("covers batches", async () => {

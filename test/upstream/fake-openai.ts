@@ -2,6 +2,7 @@ import { boundaryOf, parseMultipart, type FormPart } from "./multipart.ts";
 import { encodeFakePng, seedOf } from "./png.ts";
 import { bearerOf, hang, isJson, parseJson, sendBytes, sendJson, sendMalformedJson, sendOversized, type FakeExchange } from "./http-kit.ts";
 import { FAKE_OPENAI_HOST, FAKE_OPENAI_KEY, OPENAI_MODELS as M, type FakeRequestRecord } from "./scenarios.ts";
+import { planFor } from "./chaos.ts";
 
 // The OpenAI Images API as documented: POST /v1/images/generations (JSON) and
 // POST /v1/images/edits (multipart/form-data, `image` or `image[]` files), answering
@@ -76,8 +77,20 @@ function answer(x: FakeExchange, { endpoint, fields, files, keys }: ImagesCall):
     if (wrongType) return bad(`Invalid file type '${wrongType.type ?? "none"}': use image/png, image/jpeg or image/webp.`, "image");
     if (files.some((file) => file.data.length === 0)) return bad("An image file is empty.", "image");
   }
+  // Chaos and delay names (chaos.ts) answer, after their delay, as the common scenario they drew.
+  const plan = planFor(model);
+  if (!plan) return respond(x, { endpoint, fields, files, keys }, model);
+  setTimeout(() => respond(x, { endpoint, fields, files, keys }, plan.failure ? `fake/${plan.failure}` : M.ok), plan.delayMs);
+}
 
-  switch (model) {
+/** Answers a checked call as `scenario` says (the model name, or what a chaos name drew). */
+function respond(x: FakeExchange, { endpoint, fields, files, keys }: ImagesCall, scenario: string): void {
+  const model = fields.model!;
+  const prompt = fields.prompt!;
+  const { size } = fields;
+  const dallE = /dall-e/.test(model);
+  const bad = (message: string, param: string) => error(x, 400, message, "invalid_request_error", param);
+  switch (scenario) {
     case M.http400:
       return bad("Invalid prompt: this fake refuses it.", "prompt");
     case M.moderationBlocked:
@@ -112,7 +125,7 @@ function answer(x: FakeExchange, { endpoint, fields, files, keys }: ImagesCall):
     keys,
   };
   const picture = { width, height, seed: seedOf(prompt), cutout: fields.background === "transparent", record };
-  if (model === M.urlOutput) {
+  if (scenario === M.urlOutput) {
     const query = new URLSearchParams({ w: String(width), h: String(height), record: JSON.stringify(record) });
     return sendJson(x.res, 200, { created: 1767225600, data: [{ url: `https://${FAKE_OPENAI_HOST}/files/image.png?${query}` }] });
   }

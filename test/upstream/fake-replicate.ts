@@ -5,6 +5,7 @@ import {
   FAILED_PREDICTION_ERROR, FAKE_REPLICATE_FILES_HOST, FAKE_REPLICATE_HOST, FAKE_REPLICATE_TOKEN,
   REPLICATE_MODELS as M, SLOW_POLL_SUCCEEDS_AT, type FakeRequestRecord,
 } from "./scenarios.ts";
+import { planFor, type FakePlan } from "./chaos.ts";
 
 // Replicate's HTTP API as documented: POST /v1/models/{owner}/{name}/predictions or
 // POST /v1/predictions { version, input }, `Prefer: wait=N`, GET /v1/predictions/{id} (urls.get)
@@ -42,6 +43,8 @@ export function serveReplicate(x: FakeExchange): void {
 }
 
 function create(x: FakeExchange, model: string, input: Record<string, unknown>, version?: string): void {
+  const plan = planFor(model);
+  if (plan) return void setTimeout(() => createByPlan(x, model, input, plan), plan.delayMs);
   const prefer = x.req.headers.prefer;
   switch (model) {
     case M.http400:
@@ -76,6 +79,43 @@ function create(x: FakeExchange, model: string, input: Record<string, unknown>, 
   const slow = model === M.slowPoll || model === M.hangPoll;
   settle(stored, slow ? "starting" : undefined, images[0]);
   sendJson(x.res, 201, stored.prediction);
+}
+
+/**
+ * Chaos and delay names (chaos.ts): failures as the common scenarios answer them; images as data
+ * URIs in a prediction that has already succeeded (as `Prefer: wait` allows), so a worker that
+ * reaches the fake directly over loopback never needs an https output host. SVG for prompt-only
+ * input, the shape Replicate SVG models are called with.
+ */
+function createByPlan(x: FakeExchange, model: string, input: Record<string, unknown>, plan: FakePlan): void {
+  switch (plan.failure) {
+    case "http-500":
+    case "http-400":
+    case "hang":
+    case "malformed-json":
+      return create(x, `fake/${plan.failure}`, input);
+  }
+  const image = firstImage(input);
+  const record: FakeRequestRecord = {
+    provider: "replicate",
+    endpoint: `models/${model}/predictions`,
+    model,
+    prompt: typeof input.prompt === "string" ? input.prompt : undefined,
+    imageCount: image ? 1 : 0,
+    keys: Object.keys(input).sort(),
+    aspectRatio: typeof input.aspect_ratio === "string" ? input.aspect_ratio : undefined,
+    scale: typeof input.scale === "number" ? input.scale : undefined,
+  };
+  let output: string;
+  if (plan.failure === "not-an-image") output = `data:image/png;base64,${Buffer.from("plain text, not a picture").toString("base64")}`;
+  else if (record.keys.join() === "prompt") output = `data:image/svg+xml;base64,${Buffer.from(fakeSvg(record)).toString("base64")}`;
+  else {
+    const { width, height, cutout } = pictureFor(record, image);
+    output = `data:image/png;base64,${encodeFakePng({ width, height, seed: seedOf(record.prompt ?? model), cutout, record }).toString("base64")}`;
+  }
+  const id = randomBytes(10).toString("hex");
+  const now = new Date().toISOString();
+  sendJson(x.res, 201, { id, model, version: null, input, logs: "", output, error: null, status: "succeeded", created_at: now, completed_at: now, urls: urlsOf(id) });
 }
 
 function servePoll(x: FakeExchange, id: string): void {

@@ -1,4 +1,5 @@
 import { fakeImageHostOutbound } from "../input/fake-image-host.ts";
+import { fakeOAuthOutbound, isFakeOAuthHost } from "../dashboard/fake-oauth.ts";
 import { startFakeUpstream } from "./server.ts";
 import {
   FAKE_CLOUDFLARE_ACCOUNT, FAKE_CLOUDFLARE_TOKEN, FAKE_OPENAI_BASE_URL, FAKE_OPENAI_KEY, FAKE_REPLICATE_BASE_URL,
@@ -16,6 +17,8 @@ let origin: Promise<string> | undefined;
 
 export async function upstreamOutbound(request: Request): Promise<Response> {
   const url = new URL(request.url);
+  // GitHub and Google sign-in (the dashboard's OAuth tests) answer from their own fake.
+  if (isFakeOAuthHost(url.hostname)) return fakeOAuthOutbound(request);
   if (!url.hostname.endsWith(FAKE_UPSTREAM_SUFFIX)) return fakeImageHostOutbound(request);
   origin ??= startFakeUpstream();
   const headers = new Headers(request.headers);

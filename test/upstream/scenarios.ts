@@ -14,6 +14,17 @@ export const FAKE_UPSTREAM_SUFFIX = ".upstream.test";
 export const FAKE_OPENAI_BASE_URL = `https://${FAKE_OPENAI_HOST}/v1`;
 export const FAKE_REPLICATE_BASE_URL = `https://${FAKE_REPLICATE_HOST}`;
 
+/**
+ * Scripts that run `wrangler dev` (npm run stress, bench:batch) have no outbound proxy: the worker
+ * calls the fake at its loopback origin, and a path prefix names the provider instead of the host.
+ */
+export const FAKE_DIRECT_PREFIXES: Record<string, string> = { "/openai": FAKE_OPENAI_HOST, "/replicate": FAKE_REPLICATE_HOST };
+
+/** Provider base URLs for a fake reached directly at `origin` (e.g. "http://127.0.0.1:41234"). */
+export function fakeDirectBaseUrls(origin: string): { OPENAI_BASE_URL: string; REPLICATE_BASE_URL: string } {
+  return { OPENAI_BASE_URL: `${origin}/openai/v1`, REPLICATE_BASE_URL: `${origin}/replicate` };
+}
+
 // Credentials the fake accepts; any other Authorization header gets the provider's 401.
 export const FAKE_OPENAI_KEY = "sk-test-pixelgate-openai-7f3c9a1e5b2d";
 export const FAKE_REPLICATE_TOKEN = "r8_test_pixelgate_replicate_4d8e2a6c";

@@ -4,12 +4,13 @@ import { serveOpenAi } from "./fake-openai.ts";
 import { serveReplicate, serveReplicateFile } from "./fake-replicate.ts";
 import { serveWorkersAi } from "./fake-workers-ai.ts";
 import type { FakeExchange } from "./http-kit.ts";
-import { FAKE_OPENAI_HOST, FAKE_REPLICATE_FILES_HOST, FAKE_REPLICATE_HOST, FAKE_WORKERS_AI_HOST } from "./scenarios.ts";
+import { FAKE_DIRECT_PREFIXES, FAKE_OPENAI_HOST, FAKE_REPLICATE_FILES_HOST, FAKE_REPLICATE_HOST, FAKE_WORKERS_AI_HOST } from "./scenarios.ts";
 
 // The fake upstream providers: one real node:http server on a free loopback port, speaking each
 // provider's documented HTTP API. The worker's requests reach it through the outbound service
 // (test/upstream/outbound.ts), which names the host the worker asked for in X-Forwarded-Host, so
-// one server stands in for every provider host.
+// one server stands in for every provider host. Scripts without that proxy address a provider by
+// a path prefix instead (FAKE_DIRECT_PREFIXES: http://127.0.0.1:PORT/openai/v1/...).
 
 const MAX_REQUEST_BYTES = 256 * 1024 * 1024;
 
@@ -37,18 +38,27 @@ export function startFakeUpstream(): Promise<string> {
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
   res.on("error", () => {}); // a client that went away (a timeout test) is not a failure here
   try {
-    const host = String(req.headers["x-forwarded-host"] ?? "");
+    const { host, path } = routeOf(req);
     const serve = HOSTS[host];
     const body = await readBody(req);
     if (!serve) {
       res.writeHead(502, { "Content-Type": "text/plain" }).end(`no fake upstream for host "${host}"`);
       return;
     }
-    serve({ req, res, host, url: new URL(req.url ?? "/", `https://${host}`), body });
+    serve({ req, res, host, url: new URL(path, `https://${host}`), body });
   } catch (error) {
     if (!res.headersSent) res.writeHead(500, { "Content-Type": "text/plain" });
     res.end(`fake upstream failed: ${(error as Error).message}`);
   }
+}
+
+/** The provider host asked for: named by the outbound proxy, or by a path prefix when called directly. */
+function routeOf(req: IncomingMessage): { host: string; path: string } {
+  const path = req.url ?? "/";
+  const forwarded = req.headers["x-forwarded-host"];
+  if (forwarded) return { host: String(forwarded), path };
+  const prefix = Object.keys(FAKE_DIRECT_PREFIXES).find((candidate) => path.startsWith(`${candidate}/`));
+  return prefix ? { host: FAKE_DIRECT_PREFIXES[prefix]!, path: path.slice(prefix.length) } : { host: "", path };
 }
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {

@@ -1,0 +1,92 @@
+import { readFile } from "node:fs/promises";
+import type { BatchEnvelope, BatchItem, ToolEnvelope } from "../client.ts";
+import type { CommandSpec } from "../command.ts";
+import { EXIT, UsageError } from "../exit-codes.ts";
+import { inlineLocalImages, readStdin } from "../image-input.ts";
+import { withProgress } from "../progress.ts";
+import { artefactOf, saveArtefactInto } from "../results.ts";
+import { printJson, whereIs } from "../summary.ts";
+
+// `pixelgate batch FILE.json`: the POST /v1/batch body from a file or stdin, run in one request.
+// Image fields that name local files are sent as data URIs, like the single commands do.
+
+interface BatchBody {
+  requests: { tool: string; args?: Record<string, unknown> }[];
+}
+
+async function readBatchBody(source: string): Promise<BatchBody> {
+  let text: string;
+  try {
+    text = source === "-" ? (await readStdin()).toString("utf8") : await readFile(source, "utf8");
+  } catch (error) {
+    throw new UsageError(`cannot read ${source}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${source} is not JSON: ${(error as Error).message}`);
+  }
+  const requests = (body as { requests?: unknown } | null)?.requests;
+  if (!Array.isArray(requests)) throw new UsageError(`${source} must hold {"requests": [{"tool": "...", "args": {...}}, ...]}.`);
+  return body as BatchBody;
+}
+
+function itemLine(item: BatchItem, index: number, saved: string | undefined): string {
+  const head = `${String(index + 1).padStart(2)}. ${item.tool}`;
+  if (!item.success) {
+    const failure = item.data as { message?: string; error?: { code?: string } };
+    return `${head}: failed ${item.status}${failure.error?.code ? ` [${failure.error.code}]` : ""} ${failure.message ?? ""}`.trimEnd();
+  }
+  const data = item.data as ToolEnvelope;
+  return `${head}: ${data.message} (${data.deductedCredits} credit${data.deductedCredits === 1 ? "" : "s"}) ${whereIs(artefactOf(data.result), saved)}`;
+}
+
+async function saveItems(envelope: BatchEnvelope, dir: string): Promise<(string | undefined)[]> {
+  return Promise.all(
+    envelope.results.map(async (item, index) => {
+      const artefact = item.success ? artefactOf((item.data as ToolEnvelope).result) : undefined;
+      if (!artefact) return undefined;
+      return saveArtefactInto(artefact, dir, `${String(index + 1).padStart(2, "0")}-${item.tool}`);
+    }),
+  );
+}
+
+export const batch: CommandSpec = {
+  name: "batch",
+  summary: "Run up to 20 tool calls in one request, in parallel (sum of the items' costs).",
+  usage: "pixelgate batch FILE.json|- [-o DIR] [options]",
+  details: [
+    'FILE.json holds the POST /v1/batch body: {"requests": [{"tool": "generate_image", "args": {...}}, ...]};',
+    "tools: generate_image, generate_transparent_image, edit_image, remove_background, upscale_image,",
+    "text_to_svg, compress_image, convert_format. - reads the body from stdin. Image fields (image,",
+    "imageBase64, referenceImages) may name local files. Exit code 1 when some items failed;",
+    "retry only those.",
+  ].join("\n"),
+  positionals: ["FILE"],
+  options: {},
+  output: "dir",
+  billed: true,
+  examples: [
+    "pixelgate batch jobs.json -o results/",
+    `echo '{"requests":[{"tool":"text_to_svg","args":{"prompt":"a kite"}}]}' | pixelgate batch - --json`,
+  ],
+  async run(ctx) {
+    const body = await readBatchBody(ctx.args.FILE!);
+    const requests = await Promise.all(
+      body.requests.map(async (item) => (item && typeof item.args === "object" && item.args !== null ? { ...item, args: await inlineLocalImages(item.args) } : item)),
+    );
+    const envelope = await withProgress(`Running ${requests.length} items`, () =>
+      ctx.client().batch({ ...body, requests }, { idempotencyKey: ctx.idempotencyKey }),
+    );
+    const saved = ctx.output === undefined ? [] : await withProgress("Saving", () => saveItems(envelope, ctx.output!));
+    const failed = envelope.results.filter((item) => !item.success).length;
+    if (ctx.json) printJson(envelope);
+    else {
+      ctx.say(envelope.message);
+      envelope.results.forEach((item, index) => ctx.say(itemLine(item, index, saved[index])));
+      ctx.say(`Credits: ${envelope.deductedCredits} spent, ${envelope.userCredits} left. ${envelope.totalLatency} in all.`);
+    }
+    return failed === 0 ? EXIT.ok : EXIT.failed;
+  },
+};

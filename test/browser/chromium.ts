@@ -1,0 +1,49 @@
+// Debian's Chromium (apt, installed by .ci/run), driven by playwright-core: never a browser
+// downloaded by Playwright. Each run gets a fresh profile directory, removed afterwards.
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { chromium, type BrowserContext } from "playwright-core";
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+const FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+export const DESKTOP = { width: 1280, height: 900 };
+export const PHONE = { width: 390, height: 844 };
+
+export interface LaunchedBrowser {
+  context: BrowserContext;
+  close(): Promise<void>;
+}
+
+export async function launchChromium(): Promise<LaunchedBrowser> {
+  // Playwright takes the profile directory as an argument (it refuses --user-data-dir in args).
+  const profile = mkdtempSync(path.join(os.tmpdir(), "pixelgate-chromium-"));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: FLAGS,
+    viewport: DESKTOP,
+    timeout: 60_000,
+  });
+  return {
+    context,
+    async close() {
+      await context.close().catch(() => {});
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Where screenshots go for review (gitignored). */
+export const SCREENSHOTS = path.resolve(import.meta.dirname, "../../test-output/dashboard");
