@@ -65,6 +65,7 @@ td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 .tabs a{display:inline-block;padding:.35rem .7rem;border:1px solid var(--line);border-radius:999px;text-decoration:none;color:var(--text);background:var(--card)}
 .tabs a[aria-current=page]{border-color:var(--accent);background:var(--accent);color:var(--accent-text)}
 .result img{max-width:100%;height:auto;border:1px solid var(--line);border-radius:.4rem;background:repeating-conic-gradient(#ccc 0 25%,#fff 0 50%) 0 0/16px 16px}
+.chart{margin:0}
 .chart svg{width:100%;height:auto;display:block}
 .chart .axis{stroke:var(--line)}
 .chart .bar-rect{fill:var(--bar)}
@@ -73,7 +74,7 @@ td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 .visually-hidden{position:absolute!important;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .oauth{display:grid;gap:.5rem;margin-top:1rem}
 .oauth a{text-align:center}
-@media (max-width:40rem){h1{font-size:1.35rem}.stat dd{font-size:1.35rem}.bar{padding:.5rem .75rem}main{padding:1rem .75rem 2rem}}
+@media (max-width:40rem){.chart text{font-size:22px}h1{font-size:1.35rem}.stat dd{font-size:1.35rem}.bar{padding:.5rem .75rem}main{padding:1rem .75rem 2rem}}
 `;
 
 export const DASHBOARD_JS = `

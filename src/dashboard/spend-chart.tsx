@@ -47,7 +47,10 @@ export function SpendChart(props: { days: DailySpend[] }) {
         })}
         {days.map((day, i) =>
           (days.length - 1 - i) % 7 === 0 ? (
-            <text x={(PAD.left + i * slot + slot / 2).toFixed(1)} y={HEIGHT - 6} text-anchor="middle">{day.day.slice(5)}</text>
+            // The last label ends at the right edge so it is never clipped.
+            i === days.length - 1
+              ? <text x={WIDTH - PAD.right} y={HEIGHT - 6} text-anchor="end">{day.day.slice(5)}</text>
+              : <text x={(PAD.left + i * slot + slot / 2).toFixed(1)} y={HEIGHT - 6} text-anchor="middle">{day.day.slice(5)}</text>
           ) : null,
         )}
       </svg>

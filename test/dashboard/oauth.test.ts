@@ -130,12 +130,16 @@ describe("OAuth sign-in", () => {
   });
 
   it("refuses a code the provider does not accept", async () => {
-    const browser = new TestBrowser();
-    const callback = new URL(await approve(await start(browser, "github"), person()));
-    callback.searchParams.set("code", encodeJson({ forged: true }));
-    const refused = await browser.get(callback.toString());
-    expect(refused.status).toBe(400);
-    expect(visibleText(await refused.text())).toContain("did not accept the sign-in code");
+    // GitHub answers a bad exchange with 200 and `error`, Google with 400: both end the same way.
+    for (const [provider, message] of [["github", "did not accept the sign-in code"], ["google", "refused the sign-in (HTTP 400)"]] as const) {
+      const browser = new TestBrowser();
+      const callback = new URL(await approve(await start(browser, provider), person()));
+      callback.searchParams.set("code", encodeJson({ forged: true }));
+      const refused = await browser.get(callback.toString());
+      expect(refused.status, provider).toBe(400);
+      expect(visibleText(await refused.text()), provider).toContain(message);
+      expect(browser.cookies.has("__Host-pg_session"), provider).toBe(false);
+    }
   });
 
   it("offers only the providers whose client id and secret are both configured", async () => {
