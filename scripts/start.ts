@@ -72,7 +72,8 @@ Try it:
   curl -s ${local}/v1/generate -H "Authorization: Bearer ${settings.devApiKey}" -H 'Content-Type: application/json' -d '{"prompt":"a red kite over the sea"}'
 
 Endpoints: ${local}/v1   OpenAPI: ${local}/v1/openapi.json   MCP: ${local}/mcp
-Dashboard: ${local}/dashboard   CLI: PIXELGATE_API_KEY=${settings.devApiKey} npx pixelgate --help
+Dashboard: ${local}/dashboard
+CLI: PIXELGATE_URL=${local} PIXELGATE_API_KEY=${settings.devApiKey} npx pixelgate me
 Operator API: Authorization: Bearer <ADMIN_TOKEN from ${DEV_VARS_FILE}>
 `);
 }
