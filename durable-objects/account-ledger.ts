@@ -142,15 +142,24 @@ export class AccountLedger extends DurableObject<Env> {
   /** Expires idempotency records after 24 h, with their stored answers. */
   override async alarm(): Promise<void> {
     const { bodyKeys, nextExpiry } = this.idempotency.sweep(this.now());
-    if (bodyKeys.length > 0) await this.env.FILES.delete(bodyKeys);
+    this.sweepAt = nextExpiry;
     if (nextExpiry !== null) this.ctx.storage.setAlarm(nextExpiry);
+    if (bodyKeys.length > 0) await this.env.FILES.delete(bodyKeys);
   }
+
+  /** When the sweep alarm is set for, once known; saves a storage read per claimed key. */
+  private sweepAt: number | null | undefined;
 
   private scheduleSweep(at: number): void {
     // One alarm at a time; an earlier one already set will reschedule itself for the rest.
-    void this.ctx.storage.getAlarm().then((current) => {
-      if (current === null || current > at) return this.ctx.storage.setAlarm(at);
-    });
+    if (this.sweepAt != null && this.sweepAt <= at) return;
+    void (async () => {
+      this.sweepAt ??= await this.ctx.storage.getAlarm();
+      if (this.sweepAt === null || this.sweepAt > at) {
+        this.sweepAt = at;
+        await this.ctx.storage.setAlarm(at);
+      }
+    })();
   }
 
   /** Refuses the key from now on, even where a worker still has it cached. */

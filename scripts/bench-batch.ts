@@ -12,7 +12,7 @@ import { parseArgs } from "node:util";
 import { startFakeUpstream } from "../test/upstream/server.ts";
 import { batchCases, delayRows } from "./bench/batch-cases.ts";
 import { median, runCase, type CaseRun } from "./bench/batch-timing.ts";
-import { ChildGroup, REPO_ROOT, runCleanups } from "./bench/processes.ts";
+import { REPO_ROOT, runScript } from "./bench/processes.ts";
 import { admin } from "./stress/accounts.ts";
 import { makePictures } from "./stress/inputs.ts";
 import { startWorker } from "./stress/worker.ts";
@@ -84,27 +84,4 @@ async function main(): Promise<number> {
   }
 }
 
-let finishing = false;
-async function abort(code: number, why: string): Promise<never> {
-  if (!finishing) {
-    finishing = true;
-    console.error(why);
-    await ChildGroup.stopAll();
-    runCleanups();
-  }
-  process.exit(code);
-}
-
-setTimeout(() => void abort(2, `WATCHDOG: bench:batch passed ${WATCHDOG_MS / 60_000} minutes; stopped.`), WATCHDOG_MS).unref();
-process.on("SIGINT", () => void abort(130, "interrupted"));
-process.on("SIGTERM", () => void abort(143, "terminated"));
-
-main().then(
-  async (code) => {
-    finishing = true;
-    await ChildGroup.stopAll();
-    runCleanups();
-    process.exit(code);
-  },
-  (error: unknown) => abort(1, `BROKEN ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
-);
+runScript(main, { watchdogMs: WATCHDOG_MS, watchdogMessage: `WATCHDOG: bench:batch passed ${WATCHDOG_MS / 60_000} minutes; stopped.` });

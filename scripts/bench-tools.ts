@@ -12,7 +12,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { ChildGroup, childEnv, cleanups, freePort, REPO_ROOT, runCleanups, runCommand, waitUntilServing } from "./bench/processes.ts";
+import { cleanups, REPO_ROOT, runScript, startLocalWorker, type LocalWorker } from "./bench/processes.ts";
 import { percentile } from "./bench/load.ts";
 import { toolCases, type ToolCase } from "./bench/tools-inputs.ts";
 
@@ -25,24 +25,17 @@ const CALLS_PER_KEY = 55;
 
 process.chdir(REPO_ROOT);
 
-async function startWorker(): Promise<{ group: ChildGroup; baseUrl: string }> {
+function startWorker(): Promise<LocalWorker> {
   mkdirSync(path.join(".wrangler"), { recursive: true });
   const persistTo = mkdtempSync(path.join(".wrangler", "bench-tools-"));
   cleanups.add(() => rmSync(persistTo, { recursive: true, force: true }));
-  await runCommand("wrangler d1 migrations apply", "wrangler",
-    ["d1", "migrations", "apply", "DB", "--local", "--config", CONFIG, "--persist-to", persistTo], 120_000, childEnv({ CI: "true" }));
-  const [port, inspectorPort] = [await freePort(), await freePort()];
-  const group = new ChildGroup("wrangler dev (tools bench)", "wrangler", [
-    "dev", "--config", CONFIG, "--persist-to", persistTo, "--ip", "127.0.0.1", "--port", String(port),
-    "--inspector-port", String(inspectorPort), "--show-interactive-dev-session=false",
-    "--var", `ADMIN_TOKEN:${ADMIN_TOKEN}`, "--var", `PUBLIC_BASE_URL:http://127.0.0.1:${port}`,
-  ], childEnv());
-  const baseUrl = `http://127.0.0.1:${port}`;
-  if (!(await waitUntilServing(`${baseUrl}/__bench/noop`, group, 120_000))) {
-    await group.stop();
-    throw new Error(`the bench worker did not start:\n${group.tail()}`);
-  }
-  return { group, baseUrl };
+  return startLocalWorker({
+    label: "tools bench",
+    config: CONFIG,
+    persistTo,
+    readyPath: "/__bench/noop",
+    vars: (baseUrl) => ({ ADMIN_TOKEN, PUBLIC_BASE_URL: baseUrl }),
+  });
 }
 
 async function request(url: string, init: RequestInit = {}): Promise<{ ms: number; body: unknown }> {
@@ -136,15 +129,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => {
-    runCleanups();
-    process.exit(code);
-  },
-  async (error: unknown) => {
-    console.error(`BROKEN ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    await ChildGroup.stopAll();
-    runCleanups();
-    process.exit(1);
-  },
-);
+runScript(main, { watchdogMs: 30 * 60_000, watchdogMessage: "WATCHDOG: bench:tools passed 30 minutes; stopped." });

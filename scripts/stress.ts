@@ -14,7 +14,7 @@ import os from "node:os";
 import { parseArgs } from "node:util";
 import { startFakeUpstream } from "../test/upstream/server.ts";
 import { chaosTally } from "../test/upstream/chaos.ts";
-import { ChildGroup, REPO_ROOT, runCleanups } from "./bench/processes.ts";
+import { REPO_ROOT, runScript } from "./bench/processes.ts";
 import { prng } from "../test/support/prng.ts";
 import { createAccount, ledgerBalance, type Account, type AccountKind } from "./stress/accounts.ts";
 import { chaosRows } from "./stress/calls.ts";
@@ -133,27 +133,4 @@ async function main(): Promise<number> {
   return ok ? 0 : 1;
 }
 
-let finishing = false;
-async function abort(code: number, why: string): Promise<never> {
-  if (!finishing) {
-    finishing = true;
-    console.error(why);
-    await ChildGroup.stopAll();
-    runCleanups();
-  }
-  process.exit(code);
-}
-
-setTimeout(() => void abort(2, `WATCHDOG: the stress run passed ${WATCHDOG_MS / 1000} s; stopped.`), WATCHDOG_MS).unref();
-process.on("SIGINT", () => void abort(130, "interrupted"));
-process.on("SIGTERM", () => void abort(143, "terminated"));
-
-main().then(
-  async (code) => {
-    finishing = true;
-    await ChildGroup.stopAll();
-    runCleanups();
-    process.exit(code);
-  },
-  (error: unknown) => abort(1, `BROKEN ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
-);
+runScript(main, { watchdogMs: WATCHDOG_MS, watchdogMessage: `WATCHDOG: the stress run passed ${WATCHDOG_MS / 1000} s; stopped.` });

@@ -5,7 +5,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import path from "node:path";
 import { CpuTally, sampleCpu } from "./cpu.ts";
-import { ChildGroup, childEnv, cleanups, freePort, runCommand, waitUntilServing } from "./processes.ts";
+import { ChildGroup, cleanups, startLocalWorker, type LocalWorker } from "./processes.ts";
 
 export const LEDGER_PLAN = {
   reservations: 20_000,
@@ -116,22 +116,9 @@ class LedgerWorker {
 }
 
 /** Applies the migrations to a fresh bench database and starts `wrangler dev` on free ports. */
-async function startLedgerWorker(persistTo: string, log: (line: string) => void): Promise<{ group: ChildGroup; baseUrl: string }> {
+function startLedgerWorker(persistTo: string, log: (line: string) => void): Promise<LocalWorker> {
   log(`Applying migrations to the bench D1 in ${persistTo}...`);
-  // CI=true: apply without the interactive confirmation.
-  await runCommand("wrangler d1 migrations apply", "wrangler",
-    ["d1", "migrations", "apply", "DB", "--local", "--config", CONFIG, "--persist-to", persistTo], 120_000, childEnv({ CI: "true" }));
-  const [port, inspectorPort] = [await freePort(), await freePort()];
-  const group = new ChildGroup("wrangler dev (ledger bench)", "wrangler", [
-    "dev", "--config", CONFIG, "--persist-to", persistTo, "--ip", "127.0.0.1", "--port", String(port),
-    "--inspector-port", String(inspectorPort), "--show-interactive-dev-session=false",
-  ], childEnv());
-  const baseUrl = `http://127.0.0.1:${port}`;
-  if (!(await waitUntilServing(`${baseUrl}/health`, group, 120_000))) {
-    await group.stop();
-    throw new Error(`The ledger bench worker did not start on port ${port}. Its last output:\n${group.tail()}`);
-  }
-  return { group, baseUrl };
+  return startLocalWorker({ label: "ledger bench", config: CONFIG, persistTo, readyPath: "/health" });
 }
 
 /** Sums the rounds of one call type into a row (rates from total calls over total wall time). */

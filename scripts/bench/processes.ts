@@ -178,3 +178,62 @@ export function runCleanups(): void {
   }
   cleanups.clear();
 }
+
+/**
+ * Runs a script's `main` to its exit code with the clean-up every long-running script needs:
+ * child process groups stopped and temporary directories removed on success, failure, Ctrl-C
+ * and when the watchdog fires (a hung run must never outlive its bound).
+ */
+export function runScript(main: () => Promise<number>, options: { watchdogMs: number; watchdogMessage: string }): void {
+  let finishing = false;
+  const finish = async (code: number, why?: string): Promise<never> => {
+    if (!finishing) {
+      finishing = true;
+      if (why) console.error(why);
+      await ChildGroup.stopAll();
+      runCleanups();
+    }
+    process.exit(code);
+  };
+  setTimeout(() => void finish(2, options.watchdogMessage), options.watchdogMs).unref();
+  process.on("SIGINT", () => void finish(130, "interrupted"));
+  process.on("SIGTERM", () => void finish(143, "terminated"));
+  main().then(
+    (code) => finish(code),
+    (error: unknown) => finish(1, `BROKEN ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
+  );
+}
+
+export interface LocalWorker {
+  group: ChildGroup;
+  baseUrl: string;
+}
+
+/**
+ * Applies the D1 migrations to `persistTo` and serves `config` with `wrangler dev` on free
+ * loopback ports, with `vars` passed as --var; resolves once `readyPath` answers 2xx.
+ */
+export async function startLocalWorker(options: {
+  label: string;
+  config: string;
+  persistTo: string;
+  readyPath: string;
+  vars?: (baseUrl: string) => Record<string, string>;
+}): Promise<LocalWorker> {
+  const { config, persistTo } = options;
+  // CI=true: apply without the interactive confirmation.
+  await runCommand("wrangler d1 migrations apply", "wrangler",
+    ["d1", "migrations", "apply", "DB", "--local", "--config", config, "--persist-to", persistTo], 120_000, childEnv({ CI: "true" }));
+  const [port, inspectorPort] = [await freePort(), await freePort()];
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const vars = Object.entries(options.vars?.(baseUrl) ?? {}).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
+  const group = new ChildGroup(`wrangler dev (${options.label})`, "wrangler", [
+    "dev", "--config", config, "--persist-to", persistTo, "--ip", "127.0.0.1", "--port", String(port),
+    "--inspector-port", String(inspectorPort), "--show-interactive-dev-session=false", ...vars,
+  ], childEnv());
+  if (!(await waitUntilServing(`${baseUrl}${options.readyPath}`, group, 120_000))) {
+    await group.stop();
+    throw new Error(`The ${options.label} worker did not start on port ${port}. Its last output:\n${group.tail()}`);
+  }
+  return { group, baseUrl };
+}

@@ -1,5 +1,5 @@
 import { TOOLS } from "../tools/registry";
-import { formatLatency, statusLine, USAGE_SOURCES, type UsageSource } from "../usage/log";
+import { usageEntryOf, USAGE_SOURCES, type UsageEntry, type UsageLogRow, type UsageSource } from "../usage/log";
 
 // The usage log as the dashboard reads it: filtered by tool, status, source and date (UTC
 // days), paged, exported as CSV, and summed per day for the spend chart. /v1/usage stays the
@@ -23,20 +23,9 @@ export interface UsageFilters {
   to?: string;
 }
 
-export interface UsageRow {
-  id: string;
-  createdAt: string;
-  tool: string;
-  source: UsageSource;
-  model: string;
-  prompt: string;
+/** A log entry as the dashboard shows it: the API's entry plus the bare status code for filtering. */
+export interface UsageRow extends UsageEntry {
   statusCode: number;
-  status: string;
-  latency: string;
-  creditsDeducted: number;
-  creditsRefunded: number;
-  keyPrefix: string;
-  requestId: string;
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -74,37 +63,8 @@ function whereOf(accountId: string, filters: UsageFilters): { sql: string; param
   return { sql: clauses.join(" AND "), params };
 }
 
-interface Row {
-  id: string;
-  created_at: string;
-  tool: string;
-  source: UsageSource;
-  model: string;
-  prompt: string;
-  status_code: number;
-  latency_ms: number;
-  credits_deducted: number;
-  credits_refunded: number;
-  key_prefix: string;
-  request_id: string;
-}
-
-function toUsageRow(row: Row): UsageRow {
-  return {
-    id: row.id,
-    createdAt: row.created_at,
-    tool: row.tool,
-    source: row.source,
-    model: row.model,
-    prompt: row.prompt,
-    statusCode: row.status_code,
-    status: statusLine(row.status_code),
-    latency: formatLatency(row.latency_ms),
-    creditsDeducted: row.credits_deducted,
-    creditsRefunded: row.credits_refunded,
-    keyPrefix: row.key_prefix,
-    requestId: row.request_id,
-  };
+function toUsageRow(row: UsageLogRow): UsageRow {
+  return { ...usageEntryOf(row), statusCode: row.status_code };
 }
 
 export interface UsagePage {
@@ -124,7 +84,7 @@ export async function usagePage(db: D1Database, accountId: string, filters: Usag
   const { results } = await db
     .prepare(`SELECT * FROM usage_log WHERE ${where.sql} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`)
     .bind(...where.params, PAGE_SIZE, (current - 1) * PAGE_SIZE)
-    .all<Row>();
+    .all<UsageLogRow>();
   return { rows: results.map(toUsageRow), total, page: current, pages };
 }
 
@@ -134,7 +94,7 @@ export async function usageForExport(db: D1Database, accountId: string, filters:
   const { results } = await db
     .prepare(`SELECT * FROM usage_log WHERE ${where.sql} ORDER BY created_at DESC, rowid DESC LIMIT ?`)
     .bind(...where.params, CSV_MAX_ROWS)
-    .all<Row>();
+    .all<UsageLogRow>();
   return results.map(toUsageRow);
 }
 

@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "../env";
 import { fail } from "./envelope";
@@ -32,3 +32,18 @@ export const requireJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
   await next();
 };
+
+/**
+ * requireJsonBody for billed routes, where a body that is not JSON is a refused request like any
+ * other (counted, logged, free): the route's `reject` answers it.
+ */
+export function requireJsonBodyOr(reject: (c: Context<AppEnv>, error: unknown) => Promise<never>): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    try {
+      await requireJsonBody(c, async () => {});
+    } catch (error) {
+      return reject(c, error);
+    }
+    await next();
+  };
+}

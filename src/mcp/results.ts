@@ -3,6 +3,7 @@ import type { BilledResult } from "../billing/billed-call";
 import type { Env } from "../env";
 import { ERROR_CATALOG, PixelgateError } from "../errors";
 import { errorBodyAt } from "../http/envelope";
+import { decodeDataUri } from "../images/inline-image";
 import { openResult } from "../storage/results";
 import { previewOf } from "./preview";
 
@@ -23,8 +24,7 @@ function creditsLine(outcome: { deductedCredits: number; userCredits: number }):
 /** The bytes behind a result's image: a hosted file of ours, or a data URI. */
 async function resultBytes(session: McpSession, location: unknown): Promise<Uint8Array | null> {
   if (typeof location !== "string") return null;
-  const dataUri = /^data:[^;,]+;base64,(.*)$/s.exec(location);
-  if (dataUri) return Uint8Array.from(atob(dataUri[1]!), (char) => char.charCodeAt(0));
+  if (location.startsWith("data:")) return decodeDataUri(location, "result").bytes;
   const filesPrefix = `${session.baseUrl}/files/`;
   if (!location.startsWith(filesPrefix)) return null;
   const stored = await openResult(session.env.FILES, location.slice(filesPrefix.length));

@@ -54,12 +54,12 @@ function runLocally(env: Env, model: Model, task: ProviderTask): Promise<Provide
 
 async function runUpstream(env: Env, model: Model, task: ProviderTask): Promise<ProviderOutput> {
   const timeoutMs = timeoutOf(env);
+  const timedOut = new PixelgateError("upstream_timeout", `${model.name} did not answer within ${timeoutMs / 1000} s.`);
   const deadline = new AbortController();
   const expired = new Promise<never>((_, reject) => {
     const timer = setTimeout(() => {
-      const error = new PixelgateError("upstream_timeout", `${model.name} did not answer within ${timeoutMs / 1000} s.`);
-      deadline.abort(error);
-      reject(error);
+      deadline.abort(timedOut);
+      reject(timedOut);
     }, timeoutMs);
     deadline.signal.addEventListener("abort", () => clearTimeout(timer));
   });
@@ -68,10 +68,8 @@ async function runUpstream(env: Env, model: Model, task: ProviderTask): Promise<
     // The race keeps the limit even for an adapter that ignores the signal.
     return await Promise.race([providerOf(model.provider).run(task, { env, model, signal: deadline.signal }), expired]);
   } catch (error) {
-    if (deadline.signal.aborted && !(error instanceof PixelgateError && error.code !== "upstream_timeout")) {
-      throw new PixelgateError("upstream_timeout", `${model.name} did not answer within ${timeoutMs / 1000} s.`);
-    }
-    throw error;
+    // An adapter that saw the abort may throw whatever its fetch threw: past the deadline, that is a timeout.
+    throw deadline.signal.aborted && !(error instanceof PixelgateError) ? timedOut : error;
   } finally {
     deadline.abort(); // clears the timer; adapters still running see the abort
   }

@@ -7,7 +7,7 @@ import { rejectRequest } from "../billing/billed-call";
 import { idempotent } from "../billing/idempotency";
 import type { AppEnv } from "../env";
 import { publicBaseUrl } from "../http/envelope";
-import { requireJsonBody } from "../http/json-body";
+import { requireJsonBodyOr } from "../http/json-body";
 import { setRateLimitHeaders } from "../http/rate-limit";
 import { validationError } from "../http/validation";
 import { API_KEY_SECURITY, errorResponses, jsonOk } from "../schemas/common";
@@ -57,6 +57,7 @@ async function refuseWhole(c: Context<AppEnv>, family: Family, error: unknown): 
 }
 
 function mountBatch(app: OpenAPIHono<AppEnv>, family: Family): void {
+  const refuse = (c: Context<AppEnv>, error: unknown) => refuseWhole(c, family, error);
   const route = createRoute({
     method: "post",
     path: PATHS[family],
@@ -65,7 +66,7 @@ function mountBatch(app: OpenAPIHono<AppEnv>, family: Family): void {
     description:
       `Items are validated first (an invalid item is a failed result and costs nothing), then the prices of the rest are reserved together with one rate-limit slot per item, atomically; then the items run in parallel. One failing item never fails the batch; an item whose provider fails is refunded like a single call. Too little balance or too little room in the window refuses the whole batch. At most ${MAX_BATCH_ITEMS} items.${family === "playground" ? "\n\nMCP tool: `multicall`." : ""}`,
     security: API_KEY_SECURITY,
-    middleware: [requireKey({ meter: false }), batchJsonBody(family), idempotent((c, error) => refuseWhole(c, family, error))] as const,
+    middleware: [requireKey({ meter: false }), requireJsonBodyOr(refuse), idempotent(refuse)] as const,
     request: { headers: IdempotencyHeaders, body: { required: true, content: { "application/json": { schema: BatchRequest } } } },
     responses: {
       200: jsonOk(BatchResponse, "Every item's outcome, in the order sent, and the credits taken."),
@@ -80,27 +81,16 @@ function mountBatch(app: OpenAPIHono<AppEnv>, family: Family): void {
       try {
         tools = toolsOf(request);
       } catch (error) {
-        return refuseWhole(c, family, error);
+        return refuse(c, error);
       }
       const batch = { ...batchCallOf(c, family), items: request.requests.map((item, index) => ({ tool: tools[index]!, args: item.args })) };
       return c.json(batchResponseBody(publicBaseUrl(c), await runBatch(batch)), 200);
     },
     (result, c) => {
       if (result.success) return undefined;
-      return refuseWhole(c, family, validationError(result as Parameters<typeof validationError>[0]));
+      return refuse(c, validationError(result as Parameters<typeof validationError>[0]));
     },
   );
-}
-
-function batchJsonBody(family: Family) {
-  return async (c: Context<AppEnv>, next: () => Promise<void>) => {
-    try {
-      await requireJsonBody(c, async () => {});
-    } catch (error) {
-      return refuseWhole(c, family, error);
-    }
-    await next();
-  };
 }
 
 export function mountBatches(app: OpenAPIHono<AppEnv>): void {

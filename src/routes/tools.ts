@@ -1,12 +1,12 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import { requireKey } from "../auth/authenticate";
 import { rejectCall, runBilledCall, type BilledCall } from "../billing/billed-call";
-import { idempotent } from "../billing/idempotency";
+import { idempotent, type RejectRequest } from "../billing/idempotency";
 import type { AppEnv } from "../env";
 import type { ErrorCode } from "../errors";
 import { publicBaseUrl } from "../http/envelope";
-import { requireJsonBody } from "../http/json-body";
+import { requireJsonBodyOr } from "../http/json-body";
 import { toolSuccessBody } from "../http/tool-body";
 import { setRateLimitHeaders } from "../http/rate-limit";
 import { validationError } from "../http/validation";
@@ -44,25 +44,14 @@ function billedCallOf(c: Context<AppEnv>, tool: AnyTool, family: Family, input: 
   };
 }
 
-/** A body that is not JSON is a rejected call too: counted, logged, free. */
-function toolJsonBody(tool: AnyTool, family: Family): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    try {
-      await requireJsonBody(c, async () => {});
-    } catch (error) {
-      throw await rejectCall(billedCallOf(c, tool, family, undefined), error);
-    }
-    await next();
+/**
+ * Refuses a request before any charge (a body that is not JSON, a malformed Idempotency-Key, a
+ * body that fails the schema): counted, logged, free.
+ */
+function refuseToolRequest(tool: AnyTool, family: Family): RejectRequest {
+  return async (c, error) => {
+    throw await rejectCall(billedCallOf(c, tool, family, await c.req.json().catch(() => undefined)), error);
   };
-}
-
-async function refuseInvalidBody(
-  c: Context<AppEnv>,
-  tool: AnyTool,
-  family: Family,
-  failure: Parameters<typeof validationError>[0],
-): Promise<never> {
-  throw await rejectCall(billedCallOf(c, tool, family, failure.data), validationError(failure));
 }
 
 function pascal(name: string): string {
@@ -82,6 +71,7 @@ function responseSchema(tool: AnyTool, family: Family) {
 }
 
 function mountTool(app: OpenAPIHono<AppEnv>, tool: AnyTool, family: Family): void {
+  const refuse = refuseToolRequest(tool, family);
   const route = createRoute({
     method: "post",
     path: tool.paths[family],
@@ -89,13 +79,7 @@ function mountTool(app: OpenAPIHono<AppEnv>, tool: AnyTool, family: Family): voi
     summary: tool.summary,
     description: `${tool.description}\n\nMCP tool: \`${tool.name}\`.`,
     security: API_KEY_SECURITY,
-    middleware: [
-      requireKey({ meter: false }),
-      toolJsonBody(tool, family),
-      idempotent(async (c, error) => {
-        throw await rejectCall(billedCallOf(c, tool, family, await c.req.json()), error);
-      }),
-    ] as const,
+    middleware: [requireKey({ meter: false }), requireJsonBodyOr(refuse), idempotent(refuse)] as const,
     request: { headers: IdempotencyHeaders, body: { required: true, content: { "application/json": { schema: tool.input(family) } } } },
     responses: {
       200: jsonOk(responseSchema(tool, family), "The result, the credits taken and the balance left."),
@@ -110,7 +94,7 @@ function mountTool(app: OpenAPIHono<AppEnv>, tool: AnyTool, family: Family): voi
     // A body that fails the schema is a rejected call: counted, logged, free.
     (result, c) => {
       if (result.success) return undefined;
-      return refuseInvalidBody(c, tool, family, result as Parameters<typeof validationError>[0]);
+      return refuse(c, validationError(result as Parameters<typeof validationError>[0]));
     },
   );
 }

@@ -38,7 +38,8 @@ export interface UsageEntry {
   createdAt: string;
 }
 
-interface UsageRow {
+/** A usage_log row as D1 returns it. */
+export interface UsageLogRow {
   id: string;
   key_prefix: string;
   request_id: string;
@@ -90,8 +91,12 @@ export async function listUsage(db: D1Database, accountId: string, limit: number
   const { results } = await db
     .prepare("SELECT * FROM usage_log WHERE account_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?")
     .bind(accountId, capped)
-    .all<UsageRow>();
-  return results.map((row) => ({
+    .all<UsageLogRow>();
+  return results.map(usageEntryOf);
+}
+
+export function usageEntryOf(row: UsageLogRow): UsageEntry {
+  return {
     id: row.id,
     model: row.model,
     prompt: row.prompt,
@@ -104,5 +109,5 @@ export async function listUsage(db: D1Database, accountId: string, limit: number
     keyPrefix: row.key_prefix,
     requestId: row.request_id,
     createdAt: row.created_at,
-  }));
+  };
 }

@@ -41,7 +41,7 @@ interface Samples {
 /** The border's background surface, or null when the border is not a plain or smooth backdrop. */
 export function fitBorderModel(image: RasterImage): BackgroundModel | null {
   const samples = borderSamples(image);
-  const { coefficients, residuals } = trimmedFit(samples);
+  const { residuals } = trimmedFit(samples);
   const sorted = Float64Array.from(residuals).sort();
   const noise = sorted[Math.floor(samples.n * 0.3)]!;
   if (noise > MAX_BORDER_NOISE) return null;

@@ -111,7 +111,7 @@ function accumulateEdge(acc: Float32Array, stride: number, bw: number, bh: numbe
 
 /** Fills the union of the outer rings minus the holes with `paint`, blended over the canvas. */
 export function fillRings(canvas: Canvas, rings: readonly Ring[], paint: Paint): void {
-  const { width, height, data, coverage } = canvas;
+  const { width, height, coverage } = canvas;
   let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
   for (const ring of rings) {
     const p = ring.points;
