@@ -14,13 +14,15 @@
 //             to the AV1 quantizer as (100 - q) * 63 / 100 and speed to aom's cpu-used.
 //   png q100  lossless, smallest exact layout (RGB for opaque), adaptive filter per row (minimum
 //             sum of absolute residuals, estimated on a sample of each row: png-filter.ts), zlib
-//             level L (PNG_DEFLATE in deflate.ts, Z_FILTERED like libpng)
-//             -> sharp png({ compressionLevel: L, adaptiveFiltering: true }) (libpng: every byte
-//             of every filter, Z_FILTERED, zlib-ng), alpha removed for an opaque image so sharp
-//             writes RGB too. Same level on both sides; the output sizes are printed.
+//             level L, the level png.ts picks for photographic rows (PNG_LEVEL_PHOTO; Z_FILTERED
+//             like libpng) -> sharp png({ compressionLevel: L, adaptiveFiltering: true }) (libpng:
+//             every byte of every filter, Z_FILTERED, zlib-ng), alpha removed for an opaque image
+//             so sharp writes RGB too. The level the service really used is read back from its
+//             zlib header (FLEVEL) and checked; the output sizes are printed.
 //   png q70   median-cut palette of 128 colours, no dithering; the lossless file is written as
 //             well (abandoned once longer) and the smaller one wins -> sharp png({ palette: true,
-//             colours: 128, dither: 0, compressionLevel: L }) (libimagequant, its default effort): sharp does one
+//             colours: 128, dither: 0, compressionLevel: F }) with F = PNG_LEVEL_FLAT, the level
+//             png.ts deflates palettes with (libimagequant, its default effort): sharp does one
 //             encode where the service does two, so this ratio is the service's whole cost.
 //   decode    service: src/codecs decodeImage to RGBA -> sharp: decode, ensureAlpha, raw RGBA.
 import type { Format, ServiceSettings } from "./codecs-service.ts";
@@ -114,7 +116,7 @@ export function sharpPlan(c: EncodeCase, settings: ServiceSettings): SharpPlan {
       return {
         removeAlpha: false,
         format: "png",
-        options: { palette: true, colours: settings.paletteSize(c.quality ?? 100), dither: 0, compressionLevel: settings.pngLevel },
+        options: { palette: true, colours: settings.paletteSize(c.quality ?? 100), dither: 0, compressionLevel: settings.pngPaletteLevel },
       };
     default:
       throw new Error(`no sharp mapping for ${c.target}`);

@@ -78,8 +78,10 @@ export interface ServiceSettings {
   jpegProgressive: boolean;
   /** libavif speed 0-10 (sharp's effort is 9 - speed). */
   avifSpeed: number;
-  /** zlib level of the PNG encoder (src/codecs/deflate.ts PNG_DEFLATE); sharp's compressionLevel. */
+  /** zlib level the PNG encoder picks for photographic rows (png.ts PNG_LEVEL_PHOTO); sharp's compressionLevel. */
   pngLevel: number;
+  /** zlib level for flat images and palettes (png.ts PNG_LEVEL_FLAT). */
+  pngPaletteLevel: number;
   /** The PNG palette size for a compress quality below 100 (src/codecs/png.ts). */
   paletteSize: (quality: number) => number;
   /** Where each value came from, printed with the report. */
@@ -99,8 +101,17 @@ export async function serviceSettings(codecs: Codecs): Promise<ServiceSettings> 
   sources.push(avif.AVIF_SPEED === undefined ? "avif speed: AVIF_SPEED not exported, assumed 8" : "avif speed: AVIF_SPEED (src/codecs/avif.ts)");
   const webpMethod = fromSource("src/codecs/webp.ts", /\bmethod:\s*(\d+)/, "webp method", 4, sources);
   const progressive = fromSource("src/codecs/jpeg.ts", /\bprogressive:\s*(true|false)/, "jpeg progressive", 1, sources);
-  const pngLevel = fromSource("src/codecs/deflate.ts", /PNG_DEFLATE = \{ level: (\d)/, "png zlib level", 6, sources);
-  return { webpMethod, jpegProgressive: progressive === 1, avifSpeed, pngLevel, paletteSize: codecs.paletteSizeForQuality, sources };
+  const png = (await import(pathToFileURL(path.join(REPO_ROOT, "src/codecs/png.ts")).href)) as { PNG_LEVEL_PHOTO: number; PNG_LEVEL_FLAT: number };
+  sources.push(`png zlib level: ${png.PNG_LEVEL_PHOTO} for photographic rows, ${png.PNG_LEVEL_FLAT} for palettes (src/codecs/png.ts)`);
+  return {
+    webpMethod,
+    jpegProgressive: progressive === 1,
+    avifSpeed,
+    pngLevel: png.PNG_LEVEL_PHOTO,
+    pngPaletteLevel: png.PNG_LEVEL_FLAT,
+    paletteSize: codecs.paletteSizeForQuality,
+    sources,
+  };
 }
 
 function fromSource(file: string, pattern: RegExp, what: string, fallback: number, sources: string[]): number {

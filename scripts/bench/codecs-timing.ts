@@ -111,6 +111,30 @@ async function checkLossless(codecs: Codecs, bytes: Uint8Array, raster: Raster):
   return [];
 }
 
+/** zlib's FLEVEL header field: 0 for levels 0-1, 1 for 2-5, 2 for 6, 3 for 7-9. */
+function zlibLevelClass(level: number): number {
+  return level < 2 ? 0 : level < 6 ? 1 : level === 6 ? 2 : 3;
+}
+
+/**
+ * Equal settings hold only if the service deflated at the level sharp was given: the PNG
+ * encoder picks its level per image, so the first IDAT's zlib header is read back.
+ */
+function checkPngLevel(bytes: Uint8Array, plan: SharpPlan): string[] {
+  let at = 8;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  while (at + 8 <= bytes.length) {
+    const length = view.getUint32(at);
+    if (String.fromCharCode(...bytes.subarray(at + 4, at + 8)) === "IDAT") {
+      const flevel = bytes[at + 9]! >> 6;
+      const expected = zlibLevelClass(plan.options.compressionLevel as number);
+      return flevel === expected ? [] : [`service deflated at FLEVEL ${flevel}, sharp was given level ${String(plan.options.compressionLevel)} (FLEVEL ${expected})`];
+    }
+    at += 12 + length;
+  }
+  return ["service PNG has no IDAT"];
+}
+
 /** The two functions to time for a case, and a check of their first outputs. */
 function sides(c: TimingCase, inputs: SizeInputs, codecs: Codecs, plan: SharpPlan | null) {
   const bytes = inputs.files.get(c.input)!;
@@ -138,7 +162,9 @@ function sides(c: TimingCase, inputs: SizeInputs, codecs: Codecs, plan: SharpPla
     sharp: () => sharpEncode(raster, plan!),
     async check(service: unknown, theirs: unknown): Promise<string[]> {
       const problems = [...checkEncoded(codecs, "service", service as Uint8Array, c.target, raster), ...checkEncoded(codecs, "sharp", theirs as Buffer, c.target, raster)];
-      if (problems.length === 0 && c.target === "png" && (c.quality ?? 100) >= 100) problems.push(...(await checkLossless(codecs, service as Uint8Array, raster)));
+      if (problems.length === 0 && c.target === "png" && (c.quality ?? 100) >= 100) {
+        problems.push(...checkPngLevel(service as Uint8Array, plan!), ...(await checkLossless(codecs, service as Uint8Array, raster)));
+      }
       return problems;
     },
   };

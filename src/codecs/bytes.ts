@@ -97,3 +97,15 @@ export function indexOfBytes(haystack: Uint8Array, needle: Uint8Array, from = 0)
   }
   return -1;
 }
+
+/** `parts` joined into one array; a single part is returned as it is, not copied. */
+export function concatBytes(parts: Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  const out = new Uint8Array(parts.reduce((n, part) => n + part.byteLength, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.byteLength;
+  }
+  return out;
+}

@@ -13,6 +13,9 @@
 // through utif2, which covers the other compressions and colour models, and sees IFD0 only.
 // Deflate, LZW and PackBits chunks are decompressed for utif2, each bounded by the rows it can
 // hold (tiff-compression.ts): utif2 itself would let one strip inflate to gigabytes.
+// Other compressions are refused before the charge (DECODABLE_COMPRESSIONS): utif2's CCITT fax
+// decoders have no bound at all (a 30 KB Group 4 strip of repeated make-up codes kept Node busy
+// for 65 s), and the rest (old-style JPEG, JPEG 2000, ...) are rare enough not to risk.
 
 import UTIF from "utif2";
 import { PixelgateError } from "../errors.ts";
@@ -67,6 +70,13 @@ export function assertTiffDecodable(bytes: Uint8Array): void {
   inspectTiff(bytes);
 }
 
+/**
+ * Compressions decoded with a bound on work and memory: none, LZW (5), JPEG (7), Deflate (8 and
+ * 32946) and PackBits (32773).
+ */
+const DECODABLE_COMPRESSIONS = new Set([1, 5, 7, 8, 32773, 32946]);
+const COMPRESSION_NAMES: Record<number, string> = { 2: "CCITT RLE", 3: "CCITT Group 3 fax", 4: "CCITT Group 4 fax", 6: "old-style JPEG", 34712: "JPEG 2000" };
+
 function inspectTiff(bytes: Uint8Array): TiffImage {
   assertDirectoryGraph(tiffReader(bytes));
   const ifd = readIfd0(bytes);
@@ -74,6 +84,14 @@ function inspectTiff(bytes: Uint8Array): TiffImage {
   const width = first(ifd, TAG.ImageWidth);
   const height = first(ifd, TAG.ImageLength);
   const compression = first(ifd, TAG.Compression, 1);
+  if (!DECODABLE_COMPRESSIONS.has(compression)) {
+    const name = COMPRESSION_NAMES[compression] ?? `compression ${compression}`;
+    throw new PixelgateError(
+      "unsupported_image_format",
+      `The TIFF uses ${name}, which is not supported. Save it uncompressed or with LZW, Deflate, PackBits or JPEG compression, or send a PNG.`,
+      { param: "image" },
+    );
+  }
   const tablesEntry = compression === 7 ? ifd.entries.get(TAG.JPEGTables) : undefined;
   const tables = tablesEntry ? ifd.r.slice(tablesEntry.valueOffset, tablesEntry.count) : null;
   const layout = chunkLayout(ifd, width, height, tables?.length ?? 0);

@@ -1,3 +1,4 @@
+import { concatBytes } from "../codecs/bytes.ts";
 import { PixelgateError } from "../errors";
 
 // What every HTTP adapter needs around fetch(): the caller's deadline on every step, bodies read
@@ -107,7 +108,7 @@ export class UpstreamClient {
       reader.cancel().catch(() => {}); // not awaited: a stalled stream must not hold up the answer
       throw error;
     }
-    return concat(chunks, length);
+    return concatBytes(chunks);
   }
 
   /** Removes every configured secret from text that may reach the client. */
@@ -140,17 +141,6 @@ function messageOf(body: string): string {
   }
   text = text.replace(/\s+/g, " ").trim();
   return text.length > MAX_QUOTED_CHARS ? `${text.slice(0, MAX_QUOTED_CHARS)}...` : text;
-}
-
-function concat(chunks: Uint8Array[], length: number): Uint8Array {
-  if (chunks.length === 1 && chunks[0]!.byteLength === length) return chunks[0]!;
-  const out = new Uint8Array(length);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
 }
 
 export function discard(response: Response): void {

@@ -4,8 +4,15 @@
 // zeros must get that filter.
 
 import { describe, expect, it } from "vitest";
-import { RowFilter } from "../../src/codecs/png-filter.ts";
+import { paeth, RowFilter } from "../../src/codecs/png-filter.ts";
 import { prng } from "../support/prng.ts";
+
+/** The PNG specification's Paeth predictor, as the specification writes it. */
+function specPaeth(a: number, b: number, c: number): number {
+  const p = a + b - c;
+  const pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c);
+  return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+}
 
 /** The PNG specification's reconstruction, written independently of the codec's decoder. */
 function unfilter(type: number, filtered: Uint8Array, prev: Uint8Array, bpp: number): Uint8Array {
@@ -18,11 +25,7 @@ function unfilter(type: number, filtered: Uint8Array, prev: Uint8Array, bpp: num
     if (type === 1) predictor = a;
     else if (type === 2) predictor = b;
     else if (type === 3) predictor = (a + b) >> 1;
-    else if (type === 4) {
-      const p = a + b - c;
-      const pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c);
-      predictor = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
-    }
+    else if (type === 4) predictor = specPaeth(a, b, c);
     out[i] = (filtered[i]! + predictor) & 0xff;
   }
   return out;
@@ -62,6 +65,22 @@ describe("PNG row filter", () => {
       });
     }
   }
+
+  it("the branch-free Paeth predictor equals the specification's for every byte triple", () => {
+    let mismatches = 0;
+    let first = "";
+    for (let a = 0; a < 256; a++) {
+      for (let b = 0; b < 256; b++) {
+        for (let c = 0; c < 256; c++) {
+          if (paeth(a, b, c) === specPaeth(a, b, c)) continue;
+          mismatches++;
+          first ||= `paeth(${a}, ${b}, ${c}) = ${paeth(a, b, c)}, spec ${specPaeth(a, b, c)}`;
+        }
+      }
+    }
+    expect(first).toBe("");
+    expect(mismatches).toBe(0);
+  });
 
   it("picks the filter that turns a row into zeros", () => {
     const random = prng(5);

@@ -1,6 +1,7 @@
 // PNG: our own encoder (layout choice, quality = palette size) and decoder (every colour type,
 // bit depth, tRNS, interlacing, broken streams).
 
+import { constants, deflateSync, inflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { decodeImage, encodeImage, paletteSizeForQuality, readHeader } from "../../src/codecs/index.ts";
 import {
@@ -85,6 +86,48 @@ describe("PNG lossless layout (quality 100, the convert setting)", () => {
       const types = new Set(pngChunkTypes(await encodeImage(source, "png")));
       for (const t of types) expect(["IHDR", "PLTE", "tRNS", "IDAT", "IEND"]).toContain(t);
     }
+  });
+});
+
+/** The zlib stream of a PNG: its IDAT chunks' data, joined. */
+function idatStream(png: Uint8Array): Uint8Array {
+  const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
+  const parts: Uint8Array[] = [];
+  for (let at = 8; at + 8 <= png.length; at += 12 + view.getUint32(at)) {
+    if (String.fromCharCode(...png.subarray(at + 4, at + 8)) === "IDAT") parts.push(png.subarray(at + 8, at + 8 + view.getUint32(at)));
+  }
+  return concat(...parts);
+}
+
+/** Flat colour blocks with thin lines, like a chart or a screenshot: filters to mostly zeros. */
+function graphicLike(width: number, height: number) {
+  return image(width, height, (x, y) => {
+    if (x % 50 === 0 || y % 40 === 0) return [30, 30, 40, 255];
+    return (x >> 6) % 2 ? [240, 240, 245, 255] : [60 + (y >> 5), 120, 200, 255];
+  });
+}
+
+describe("PNG zlib level per image", () => {
+  // The zlib header's FLEVEL field: 1 for levels 2 to 5, 2 for level 6.
+  const flevel = (png: Uint8Array) => idatStream(png)[1]! >> 6;
+
+  it("flat images are deflated at zlib's default level 6, photographic ones at level 3", async () => {
+    const flat = graphicLike(300, 200);
+    const flatPng = await encodeImage(flat, "png");
+    expect(flevel(flatPng)).toBe(2);
+    expect(maxDiff(flat, await decodePng(flatPng))).toBe(0);
+
+    const photo = photoLike(300, 200);
+    const photoPng = await encodeImage(photo, "png");
+    expect(flevel(photoPng)).toBe(1);
+    expect(maxDiff(photo, await decodePng(photoPng))).toBe(0);
+  });
+
+  it("level 6 makes a flat image smaller than level 3 would on the same rows", async () => {
+    const stream = idatStream(await encodeImage(graphicLike(400, 300), "png"));
+    const rows = inflateSync(stream);
+    const atLevel3 = deflateSync(rows, { level: 3, strategy: constants.Z_FILTERED });
+    expect(stream.length).toBeLessThan(atLevel3.length * 0.9);
   });
 });
 
@@ -182,6 +225,17 @@ describe("PNG decoding of layouts our encoder never writes", () => {
       const plain = await decodePng(await handPng({ width, height, colorType: 6, bitDepth: 8, sample }));
       expect(interlaced.data, `${width}x${height}`).toEqual(plain.data);
       expect(pixelAt(interlaced, width - 1, height - 1)).toEqual(sample(width - 1, height - 1));
+    }
+  });
+
+  it("Adam7 interlaced 8-bit RGB lands every pass in place, opaque", async () => {
+    const sample = (x: number, y: number) => [x * 20, y * 20, (x * y) % 256];
+    for (const [width, height] of [[13, 9], [1, 1], [3, 10]] as const) {
+      const interlaced = await decodePng(await handPng({ width, height, colorType: 2, bitDepth: 8, interlaced: true, sample }));
+      const plain = await decodePng(await handPng({ width, height, colorType: 2, bitDepth: 8, sample }));
+      expect(interlaced.data, `${width}x${height}`).toEqual(plain.data);
+      expect(pixelAt(interlaced, width - 1, height - 1)).toEqual([...sample(width - 1, height - 1), 255]);
+      expect(pixelAt(plain, 0, height - 1)).toEqual([...sample(0, height - 1), 255]);
     }
   });
 

@@ -205,3 +205,28 @@ describe("no TIFF chunk decompresses to more than it holds", () => {
     expect((await pixelgateError(decode(stripTiff(20, 10, 3, 5, [lzwShort])))).code).toBe("invalid_image");
   });
 });
+
+describe("compressions without a bounded decoder are refused before the charge", () => {
+  it("CCITT fax (2, 3, 4), old-style JPEG (6) and unknown codes answer unsupported_image_format", async () => {
+    const strip = new Uint8Array(64).fill(0x55);
+    for (const [compression, name] of [
+      [2, "CCITT RLE"],
+      [3, "CCITT Group 3 fax"],
+      [4, "CCITT Group 4 fax"],
+      [6, "old-style JPEG"],
+      [50000, "compression 50000"],
+    ] as const) {
+      const tiff = stripTiff(16, 16, 1, compression, [strip]);
+      const error = await pixelgateError(() => assertSafeToDecode(tiff, readHeader(tiff, "tiff")));
+      expect(error.code).toBe("unsupported_image_format");
+      expect(error.message).toContain(name);
+    }
+  });
+
+  it("the compressions decoded here still pass the check", () => {
+    const width = 8;
+    const rgb = rgbBytes(gradient(width, 8));
+    const tiff = stripTiff(width, 8, 3, 1, [rgb]);
+    expect(() => assertSafeToDecode(tiff, readHeader(tiff, "tiff"))).not.toThrow();
+  });
+});

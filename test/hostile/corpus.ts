@@ -716,6 +716,22 @@ export async function buildCorpus(): Promise<Corpus> {
     );
   }
 
+  {
+    // CCITT Group 4: "001" (horizontal mode), then the 2560-pixel white make-up code again and
+    // again, which never ends a run: utif2's fax decoder has no bound on a line's length.
+    const bits = "001" + "000000011111".repeat(20_000) + "00110101";
+    const strip = new Uint8Array(Math.ceil(bits.length / 8));
+    for (let i = 0; i < bits.length; i++) if (bits[i] === "1") strip[i >> 3]! |= 0x80 >> (i & 7);
+    const entries: TiffEntry[] = [[256, 4, [64]], [257, 4, [64]], [258, 3, [1]], [259, 3, [4]], [262, 3, [0]], [273, 4, [TAIL]], [277, 3, [1]], [278, 4, [64]], [279, 4, [strip.length]]];
+    header(
+      "tiff-g4-fax-endless-run",
+      `A 64x64 bilevel TIFF whose CCITT Group 4 strip (${strip.length} bytes) repeats one make-up code: utif2's fax decoder spends about a minute of CPU on it (seen in Node). CCITT compressions are refused before the charge.`,
+      tiff([{ entries }], strip),
+      "tiff",
+      UNSUPPORTED,
+    );
+  }
+
   // --- malformed headers ---------------------------------------------------------------------
   const malformed = (name: string, why: string, bytes: Uint8Array, format: ImageFormat, expect: HostileCase["expect"] = INVALID) =>
     bad({ name, group: "malformed-header", why, ...file(bytes, MIME[format], EXT[format]), expect });
