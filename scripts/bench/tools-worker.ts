@@ -28,7 +28,7 @@ async function prepare(request: Request, env: Env): Promise<Response> {
   const { tool: name, args } = (await request.json()) as { tool: string; args: unknown };
   const tool = TOOLS.find((candidate) => candidate.name === name);
   if (!tool) return Response.json({ error: `no tool ${name}` }, { status: 404 });
-  const ctx = { env, family: "v1", requestId: "bench", source: "rest", baseUrl: "http://bench", startedAt: Date.now() } as ToolContext;
+  const ctx = { env, family: "v1", requestId: "bench", source: "rest", baseUrl: "http://bench", startedAt: Date.now() } as unknown as ToolContext;
   const call = (await tool.prepare(tool.input("v1").parse(args), ctx)) as PreparedModelCall;
   if (!call.task || !call.model) return Response.json({ error: `${name} has no provider stage` }, { status: 400 });
   const id = crypto.randomUUID();
@@ -39,10 +39,11 @@ async function prepare(request: Request, env: Env): Promise<Response> {
 async function providerStage(id: string, env: Env): Promise<Response> {
   const call = prepared.get(id);
   if (!call) return Response.json({ error: "unknown id" }, { status: 404 });
-  const output = await runModel(env, call.model, call.task);
+  const caller = { env, waitUntil: () => {} }; // the bench worker calls only the local provider
+  const output = await runModel(caller, call.model, call.task);
   let last: ModelOutput = output;
   if (call.cutoutModel && output.kind === "image") {
-    last = await runModel(env, call.cutoutModel, { kind: "remove_bg", image: output, seed: 0 });
+    last = await runModel(caller, call.cutoutModel, { kind: "remove_bg", image: output, seed: 0 });
   }
   return Response.json({ bytes: last.kind === "image" ? last.bytes.length : last.markup.length });
 }

@@ -4,7 +4,7 @@ import { rejectCall, runBilledCall, type BilledCall, type BilledResult } from ".
 import { encodeImage } from "../codecs";
 import type { AppEnv } from "../env";
 import { PixelgateError } from "../errors";
-import { publicBaseUrl } from "../http/envelope";
+import { toolContext } from "../http/tool-context";
 import { validationError } from "../http/validation";
 import type { PlaygroundTool } from "./playground-tools";
 
@@ -90,7 +90,7 @@ export async function runPlayground(c: Context<AppEnv>, account: Account, entry:
     tool: entry.tool,
     input,
     key,
-    ctx: { env: c.env, family: "v1", account, requestId: c.var.requestId, source: "rest", baseUrl: publicBaseUrl(c), startedAt: Date.now() },
+    ctx: toolContext(c, "v1", account, "rest"),
   };
   try {
     const parsed = entry.tool.input("v1").safeParse(input);

@@ -11,7 +11,8 @@ import { decodeDataUri, encodedImage, fetchOutputFile, svgMarkup } from "./upstr
 // `Prefer: wait=N`, so most predictions come back finished; one that is still running when the
 // wait ends is polled at its `urls.get` until it succeeds, fails or is canceled, for as long as
 // the caller's deadline allows. The prediction is created once and never re-created: a second
-// POST would start (and bill) a second run.
+// POST would start (and bill) a second run. One we stop waiting for is cancelled (urls.cancel),
+// in the background, so that it stops running and costing.
 // `output` is a URL, an array of URLs (the first is used) or a data URI; files are fetched over
 // https only, image/* only, size-limited. Our token is sent only to the API's own origin (for
 // its files API), never to the CDN that serves outputs.
@@ -22,13 +23,14 @@ const MAX_WAIT_SECONDS = 60;
 const FIRST_POLL_MS = 250;
 const MAX_POLL_MS = 2000;
 const TERMINAL = new Set(["succeeded", "failed", "canceled", "aborted"]);
+const CANCEL_TIMEOUT_MS = 10_000;
 
 interface Prediction {
   id?: unknown;
   status?: unknown;
   output?: unknown;
   error?: unknown;
-  urls?: { get?: unknown };
+  urls?: { get?: unknown; cancel?: unknown };
 }
 
 export const replicateProvider: ImageProvider = {
@@ -50,11 +52,19 @@ export const replicateProvider: ImageProvider = {
     await upstream.expectOk(response, "when creating the prediction");
     let prediction = asPrediction(upstream, await upstream.readJson(response, "when creating the prediction"));
 
-    for (let delay = FIRST_POLL_MS; !TERMINAL.has(String(prediction.status)); delay = Math.min(MAX_POLL_MS, delay * 1.5)) {
-      await upstream.step(pause(delay, call.signal), "stopped while waiting for the prediction.");
-      const poll = await upstream.send(pollUrl(base, prediction), { method: "GET", headers: { Authorization: auth, Accept: "application/json" } });
-      await upstream.expectOk(poll, "when polling the prediction");
-      prediction = asPrediction(upstream, await upstream.readJson(poll, "when polling the prediction"));
+    try {
+      for (let delay = FIRST_POLL_MS; !TERMINAL.has(String(prediction.status)); delay = Math.min(MAX_POLL_MS, delay * 1.5)) {
+        await upstream.step(pause(delay, call.signal), "stopped while waiting for the prediction.");
+        const poll = await upstream.send(apiUrl(base, prediction, "get"), { method: "GET", headers: { Authorization: auth, Accept: "application/json" } });
+        await upstream.expectOk(poll, "when polling the prediction");
+        prediction = asPrediction(upstream, await upstream.readJson(poll, "when polling the prediction"));
+      }
+    } catch (error) {
+      // We gave up (our deadline, or a poll that failed) on a prediction that is still running:
+      // cancel it, or it runs to the end and is billed to the account that owns the token.
+      const cancel = cancelPrediction(apiUrl(base, prediction, "cancel"), auth);
+      call.waitUntil?.(cancel);
+      throw error;
     }
 
     if (prediction.status !== "succeeded") {
@@ -92,17 +102,34 @@ function asPrediction(upstream: UpstreamClient, reply: unknown): Prediction {
   return prediction;
 }
 
-/** `urls.get` when it is on the API's own origin; otherwise the documented path (our token stays home). */
-function pollUrl(base: string, prediction: Prediction): string {
-  const get = prediction.urls?.get;
-  if (typeof get === "string") {
+/**
+ * A prediction's `urls.get` or `urls.cancel` when it is on the API's own origin; otherwise the
+ * documented path (our token stays home).
+ */
+function apiUrl(base: string, prediction: Prediction, action: "get" | "cancel"): string {
+  const url = prediction.urls?.[action];
+  if (typeof url === "string") {
     try {
-      if (new URL(get).origin === new URL(base).origin) return get;
+      if (new URL(url).origin === new URL(base).origin) return url;
     } catch {
       // fall through to the documented path
     }
   }
-  return `${base}/v1/predictions/${encodeURIComponent(String(prediction.id))}`;
+  const path = `${base}/v1/predictions/${encodeURIComponent(String(prediction.id))}`;
+  return action === "get" ? path : `${path}/cancel`;
+}
+
+/**
+ * POST .../cancel, outside the call's own (expired) deadline. Best effort: nobody waits for the
+ * answer, and a failure only means the prediction runs on.
+ */
+async function cancelPrediction(url: string, auth: string): Promise<void> {
+  try {
+    const response = await fetch(url, { method: "POST", headers: { Authorization: auth }, signal: AbortSignal.timeout(CANCEL_TIMEOUT_MS) });
+    await response.body?.cancel();
+  } catch {
+    // the prediction runs on; nothing else to do
+  }
 }
 
 async function outputBytes(upstream: UpstreamClient, output: unknown, authorization: { origin: string; header: string }): Promise<Uint8Array> {

@@ -34,8 +34,15 @@ export function checkTask(task: ProviderTask, model: Model): void {
   providerOf(model.provider).check?.(task, model);
 }
 
-export async function runModel(env: Env, model: Model, task: ProviderTask): Promise<ModelOutput> {
-  const output = await (model.provider === "local" ? runLocally(env, model, task) : runUpstream(env, model, task));
+/** What runModel needs of the call it serves (a ToolContext has both). */
+export interface ModelCaller {
+  env: Env;
+  /** Keeps the isolate alive for work that outlives the answer (see ProviderCall). */
+  waitUntil: (work: Promise<unknown>) => void;
+}
+
+export async function runModel(caller: ModelCaller, model: Model, task: ProviderTask): Promise<ModelOutput> {
+  const output = await (model.provider === "local" ? runLocally(caller.env, model, task) : runUpstream(caller, model, task));
   if (output.kind === "svg") return { kind: "svg", markup: sanitizeSvg(output.markup), costUsd: output.costUsd };
   if (output.kind === "raster") {
     const bytes = await encodeImage(output.image, "png");
@@ -52,7 +59,7 @@ function runLocally(env: Env, model: Model, task: ProviderTask): Promise<Provide
   return providerOf("local").run(task, { env, model, signal: new AbortController().signal });
 }
 
-async function runUpstream(env: Env, model: Model, task: ProviderTask): Promise<ProviderOutput> {
+async function runUpstream({ env, waitUntil }: ModelCaller, model: Model, task: ProviderTask): Promise<ProviderOutput> {
   const timeoutMs = timeoutOf(env);
   const timedOut = new PixelgateError("upstream_timeout", `${model.name} did not answer within ${timeoutMs / 1000} s.`);
   const deadline = new AbortController();
@@ -66,7 +73,7 @@ async function runUpstream(env: Env, model: Model, task: ProviderTask): Promise<
   expired.catch(() => {}); // settled by the race below, or never observed when the call wins
   try {
     // The race keeps the limit even for an adapter that ignores the signal.
-    return await Promise.race([providerOf(model.provider).run(task, { env, model, signal: deadline.signal }), expired]);
+    return await Promise.race([providerOf(model.provider).run(task, { env, model, signal: deadline.signal, waitUntil }), expired]);
   } catch (error) {
     // An adapter that saw the abort may throw whatever its fetch threw: past the deadline, that is a timeout.
     throw deadline.signal.aborted && !(error instanceof PixelgateError) ? timedOut : error;

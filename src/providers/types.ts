@@ -82,6 +82,12 @@ export interface ProviderCall {
   model: Model;
   /** Aborted at UPSTREAM_TIMEOUT_MS; adapters pass it to every fetch. */
   signal: AbortSignal;
+  /**
+   * Keeps the isolate alive for work that must outlive the answer, such as cancelling an
+   * upstream job our deadline gave up on. Absent (tests, the local provider): the work runs
+   * for as long as the isolate does.
+   */
+  waitUntil?: (work: Promise<unknown>) => void;
 }
 
 export interface ImageProvider {

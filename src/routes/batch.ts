@@ -8,6 +8,7 @@ import { idempotent } from "../billing/idempotency";
 import type { AppEnv } from "../env";
 import { publicBaseUrl } from "../http/envelope";
 import { requireJsonBodyOr } from "../http/json-body";
+import { toolContext } from "../http/tool-context";
 import { setRateLimitHeaders } from "../http/rate-limit";
 import { validationError } from "../http/validation";
 import { API_KEY_SECURITY, errorResponses, jsonOk } from "../schemas/common";
@@ -45,7 +46,7 @@ function batchCallOf(c: Context<AppEnv>, family: Family): Omit<BatchCall, "items
   const { account, key } = c.var.caller;
   return {
     key,
-    ctx: { env: c.env, family, account, requestId: c.var.requestId, source: sourceOf(c), baseUrl: publicBaseUrl(c), startedAt: Date.now() },
+    ctx: toolContext(c, family, account, sourceOf(c)),
     onWindow: (window) => setRateLimitHeaders(c, window),
     onCharged: () => c.set("charged", true),
   };

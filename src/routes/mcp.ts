@@ -2,7 +2,8 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { presentedKey, resolveKey } from "../auth/authenticate";
 import type { AppEnv } from "../env";
 import { PixelgateError } from "../errors";
-import { errorResponse, publicBaseUrl } from "../http/envelope";
+import { errorResponse } from "../http/envelope";
+import { toolContext } from "../http/tool-context";
 
 // /mcp: MCP over streamable HTTP, stateless (spec 5.8). The key is read exactly as REST reads
 // it; without a valid one the answer is a plain HTTP 401 with WWW-Authenticate, before any MCP
@@ -23,15 +24,7 @@ export function mountMcp(app: OpenAPIHono<AppEnv>): void {
       }
       throw error;
     }
-    const ctx = {
-      env: c.env,
-      family: "v1" as const,
-      account: caller.account,
-      requestId: c.var.requestId,
-      source: "mcp" as const,
-      baseUrl: publicBaseUrl(c),
-      startedAt: Date.now(),
-    };
+    const ctx = toolContext(c, "v1", caller.account, "mcp");
     // Loaded on the first MCP request, not at isolate start: the SDK and its JSON-schema
     // validator are most of the startup CPU otherwise, and most requests are REST.
     const [{ mcpServerFor }, { WebStandardStreamableHTTPServerTransport }] = await Promise.all([

@@ -8,6 +8,7 @@ import type { ErrorCode } from "../errors";
 import { publicBaseUrl } from "../http/envelope";
 import { requireJsonBodyOr } from "../http/json-body";
 import { toolSuccessBody } from "../http/tool-body";
+import { toolContext } from "../http/tool-context";
 import { setRateLimitHeaders } from "../http/rate-limit";
 import { validationError } from "../http/validation";
 import { API_KEY_SECURITY, AUTH_ERRORS, errorResponses, jsonOk } from "../schemas/common";
@@ -38,7 +39,7 @@ function billedCallOf(c: Context<AppEnv>, tool: AnyTool, family: Family, input: 
     tool,
     input,
     key,
-    ctx: { env: c.env, family, account, requestId: c.var.requestId, source: sourceOf(c), baseUrl: publicBaseUrl(c), startedAt: Date.now() },
+    ctx: toolContext(c, family, account, sourceOf(c)),
     onWindow: (window) => setRateLimitHeaders(c, window),
     onCharged: () => c.set("charged", true),
   };

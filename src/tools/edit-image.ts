@@ -87,7 +87,7 @@ export const editImage = defineTool({
     prompt: prepared?.task.prompt ?? input.prompt ?? "",
   }),
   async run({ task, model, responseFormat }, ctx) {
-    const image = expectImage(await runModel(ctx.env, model, task), model);
+    const image = expectImage(await runModel(ctx, model, task), model);
     const stored = await storeImage(ctx, image, responseFormat);
     return {
       message: `Edited the image with ${model.name} (${task.action}); the result is ${image.width}x${image.height}.`,

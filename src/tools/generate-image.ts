@@ -90,7 +90,7 @@ export const generateImage = defineTool({
   price: (prepared: PreparedGeneration) => modelCost(prepared.model),
   summarize: (input: GenerateInput, prepared?: PreparedGeneration) => ({ model: prepared?.model.modelId ?? input.model ?? "", prompt: input.prompt ?? "" }),
   async run(prepared, ctx) {
-    const image = expectImage(await runModel(ctx.env, prepared.model, prepared.task), prepared.model);
+    const image = expectImage(await runModel(ctx, prepared.model, prepared.task), prepared.model);
     const stored = await storeImage(ctx, image, prepared.responseFormat);
     return {
       message: `Generated a ${image.width}x${image.height} image with ${prepared.model.name}.`,

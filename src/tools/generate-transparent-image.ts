@@ -1,12 +1,11 @@
 import { z } from "@hono/zod-openapi";
-import type { Env } from "../env";
 import type { Model } from "../models/catalog";
 import { modelCost, resolveTaskModel } from "../models/resolve";
 import { runModel, type ImageOutput } from "../providers";
 import { GenerateInput, generationFields, prepareGeneration, type PreparedGeneration } from "./generate-image";
 import { expectImage, imageResultFields, storeImage } from "./model-output";
 import { IMAGE_INPUT_ERRORS } from "./source-image";
-import { defineTool } from "./types";
+import { defineTool, type ToolContext } from "./types";
 
 // generate_transparent_image (spec 4.8, states in 3): render, then cut the subject out. Both
 // stages are paid together (model cost + 8). When the cut-out stage fails the call still
@@ -37,9 +36,9 @@ const TransparentResult = z
   })
   .openapi("GenerateTransparentResult");
 
-async function cutOut(render: ImageOutput, prepared: Prepared, env: Env): Promise<ImageOutput | null> {
+async function cutOut(render: ImageOutput, prepared: Prepared, ctx: ToolContext): Promise<ImageOutput | null> {
   try {
-    const output = await runModel(env, prepared.cutoutModel, { kind: "remove_bg", image: render, seed: prepared.task.seed });
+    const output = await runModel(ctx, prepared.cutoutModel, { kind: "remove_bg", image: render, seed: prepared.task.seed });
     return expectImage(output, prepared.cutoutModel);
   } catch {
     return null; // spec 3: the call still succeeds, with the render
@@ -65,8 +64,8 @@ export const generateTransparentImage = defineTool({
     prompt: input.prompt ?? "",
   }),
   async run(prepared, ctx) {
-    const render = expectImage(await runModel(ctx.env, prepared.model, prepared.task), prepared.model);
-    const cut = await cutOut(render, prepared, ctx.env);
+    const render = expectImage(await runModel(ctx, prepared.model, prepared.task), prepared.model);
+    const cut = await cutOut(render, prepared, ctx);
     // Without a cut-out the render is the result, so it carries the inline copy when asked for.
     const original = await storeImage(ctx, render, cut ? "url" : prepared.responseFormat);
     const final = cut ? await storeImage(ctx, cut, prepared.responseFormat) : original;

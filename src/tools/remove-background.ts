@@ -59,7 +59,7 @@ export const removeBackground = defineTool({
   price: () => REMOVE_BACKGROUND_CREDITS,
   summarize: (input: RemoveBackgroundInput, prepared?: Prepared) => ({ model: prepared?.model.modelId ?? input.model ?? "", prompt: input.prompt ?? "" }),
   async run({ task, model, note, responseFormat }, ctx) {
-    const image = expectImage(await runModel(ctx.env, model, task), model);
+    const image = expectImage(await runModel(ctx, model, task), model);
     const stored = await storeImage(ctx, image, responseFormat);
     return {
       message: `Removed the background with ${model.name}.`,

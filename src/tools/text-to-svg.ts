@@ -65,7 +65,7 @@ export const textToSvg = defineTool({
   price: () => SVG_CREDITS,
   summarize: (input: SvgInput, prepared?: Prepared) => ({ model: prepared?.model.modelId ?? input.model ?? "", prompt: input.prompt ?? "" }),
   async run({ task, model }, ctx) {
-    const output = await runModel(ctx.env, model, task);
+    const output = await runModel(ctx, model, task);
     if (output.kind !== "svg") throw new PixelgateError("upstream_error", `${model.name} returned an image where SVG was expected.`);
     const dataUrl = svgDataUrl(output.markup);
     return {

@@ -20,6 +20,8 @@ export interface ToolContext {
   baseUrl: string;
   /** When the request arrived: results report the wall-clock latency from here. */
   startedAt: number;
+  /** Keeps the isolate running for work that outlives the answer (cancelling an upstream job). */
+  waitUntil: (work: Promise<unknown>) => void;
 }
 
 /** What a tool's run produced, before the surface adds the credit fields. */

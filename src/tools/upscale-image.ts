@@ -59,7 +59,7 @@ export const upscaleImage = defineTool({
   price: () => UPSCALE_CREDITS,
   summarize: (input: UpscaleInput, prepared?: Prepared) => ({ model: prepared?.model.modelId ?? input.model ?? "", prompt: "" }),
   async run({ task, model, responseFormat }, ctx) {
-    const image = expectImage(await runModel(ctx.env, model, task), model);
+    const image = expectImage(await runModel(ctx, model, task), model);
     const stored = await storeImage(ctx, image, responseFormat);
     return {
       message: `Upscaled ${task.image.width}x${task.image.height} by ${task.factor}x to ${image.width}x${image.height} with ${model.name}.`,

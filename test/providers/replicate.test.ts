@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { replicateProvider } from "../../src/providers/replicate.ts";
 import type { ProviderTask } from "../../src/providers/types.ts";
-import { alphaAt, callFor, decodedOutput, expectFailure, modelFor, pngInput, ratio, recordOf, svgRecordOf } from "../upstream/adapter-kit.ts";
+import { alphaAt, callFor, decodedOutput, expectFailure, fakeReplicatePrediction, modelFor, pngInput, ratio, recordOf, svgRecordOf } from "../upstream/adapter-kit.ts";
 import { FAILED_PREDICTION_ERROR, FAKE_REPLICATE_TOKEN, REPLICATE_MODELS as M, SLOW_POLL_SUCCEEDS_AT } from "../upstream/scenarios.ts";
 
 // The Replicate adapter against the fake predictions API (test/upstream/fake-replicate.ts).
@@ -81,9 +81,17 @@ describe("replicate adapter: failures", () => {
     expect((await expectFailure(run(M.http500, generate("x")), "upstream_error")).message).toMatch(/HTTP 500/);
   });
 
-  it("times out while creating and while polling", async () => {
-    await expectFailure(run(M.hang, generate("x"), { timeoutMs: 300 }), "upstream_timeout");
-    await expectFailure(run(M.hangPoll, generate("x"), { timeoutMs: 1200 }), "upstream_timeout");
+  it("times out while creating and while polling, and cancels the prediction it stops waiting for", async () => {
+    const background: Promise<unknown>[] = [];
+    const waitUntil = (work: Promise<unknown>) => void background.push(work);
+    await expectFailure(run(M.hang, generate("x"), { timeoutMs: 300, waitUntil }), "upstream_timeout");
+    expect(background).toHaveLength(0); // no prediction was created, so there is nothing to cancel
+
+    const prompt = `cancel me ${crypto.randomUUID()}`;
+    await expectFailure(run(M.hangPoll, generate(prompt), { timeoutMs: 1200, waitUntil }), "upstream_timeout");
+    expect(background).toHaveLength(1);
+    await Promise.all(background);
+    expect((await fakeReplicatePrediction(prompt))?.status).toBe("canceled");
   });
 
   it("refuses malformed JSON, oversized, non-image, html, plain-http and missing outputs", async () => {

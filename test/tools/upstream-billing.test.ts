@@ -4,6 +4,7 @@ import { newAccount } from "../support/fixtures";
 import { insertModel } from "../support/models";
 import { discOnPlainBackground } from "../support/pictures";
 import { balanceOf, dataUriOf, decodeAny, fetchHosted, postTool, usageRows } from "../support/tool-calls";
+import { fakeReplicatePrediction } from "../upstream/adapter-kit";
 import { OPENAI_MODELS, REPLICATE_MODELS, WORKERS_AI_MODELS } from "../upstream/scenarios";
 
 // The whole billed path against the fake upstream providers (test/upstream, real HTTP servers
@@ -71,6 +72,23 @@ describe.each(PROVIDERS)("generate through %s", (provider, scenarios) => {
     expect(outcome.body).toMatchObject({ error: { type: "upstream_error", code: "upstream_timeout" } });
     expect(outcome.balance).toBe(100);
     expect(outcome.log).toMatchObject({ status_code: 502, credits_deducted: COST, credits_refunded: COST });
+  });
+});
+
+describe("a Replicate prediction the service stops waiting for", () => {
+  it("is refunded as 502 upstream_timeout and cancelled upstream after the answer", async () => {
+    const prompt = `a lighthouse that never finishes ${crypto.randomUUID()}`;
+    const outcome = await generateWith("replicate", REPLICATE_MODELS.hangPoll, { prompt });
+    expect(outcome.status).toBe(502);
+    expect(outcome.body).toMatchObject({ error: { code: "upstream_timeout" } });
+    expect(outcome.balance).toBe(100);
+    // The cancel runs in waitUntil, after the answer: give it a moment to arrive.
+    let status: string | undefined;
+    for (let tries = 0; tries < 50 && status !== "canceled"; tries++) {
+      status = (await fakeReplicatePrediction(prompt))?.status;
+      if (status !== "canceled") await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(status).toBe("canceled");
   });
 });
 

@@ -6,7 +6,7 @@ import { PixelgateError } from "../../src/errors.ts";
 import type { Model, ModelProvider, ModelTask } from "../../src/models/catalog.ts";
 import type { AspectRatio, ProviderCall, ProviderOutput, TaskImage } from "../../src/providers/types.ts";
 import { discOnPlainBackground } from "../support/pictures.ts";
-import { FAKE_RECORD_KEYWORD, type FakeRequestRecord } from "./scenarios.ts";
+import { FAKE_RECORD_KEYWORD, FAKE_REPLICATE_BASE_URL, FAKE_REPLICATE_TOKEN, type FakeRequestRecord } from "./scenarios.ts";
 
 // Calling an adapter directly inside workerd against the fake upstream, and reading back what the
 // fake saw (the record it embeds in every image it makes).
@@ -28,8 +28,15 @@ export function modelFor(provider: ModelProvider, upstreamModel: string, task: M
 }
 
 /** A call with its own deadline (generous unless a test asks for a short one). */
-export function callFor(model: Model, options: { timeoutMs?: number; env?: Partial<Env> } = {}): ProviderCall {
-  return { env: { ...env, ...options.env }, model, signal: AbortSignal.timeout(options.timeoutMs ?? 20_000) };
+export function callFor(model: Model, options: { timeoutMs?: number; env?: Partial<Env>; waitUntil?: (work: Promise<unknown>) => void } = {}): ProviderCall {
+  return { env: { ...env, ...options.env }, model, signal: AbortSignal.timeout(options.timeoutMs ?? 20_000), waitUntil: options.waitUntil };
+}
+
+/** The fake's state of the Replicate prediction created for `prompt` (GET /v1/predictions, Replicate's list). */
+export async function fakeReplicatePrediction(prompt: string): Promise<{ status?: string } | undefined> {
+  const response = await fetch(`${FAKE_REPLICATE_BASE_URL}/v1/predictions`, { headers: { Authorization: `Bearer ${FAKE_REPLICATE_TOKEN}` } });
+  const { results } = (await response.json()) as { results: { status?: string; input?: { prompt?: string } }[] };
+  return results.find((prediction) => prediction.input?.prompt === prompt);
 }
 
 export function ratio(label: string): AspectRatio {

@@ -9,7 +9,7 @@ import { planFor, type FakePlan } from "./chaos.ts";
 
 // Replicate's HTTP API as documented: POST /v1/models/{owner}/{name}/predictions or
 // POST /v1/predictions { version, input }, `Prefer: wait=N`, GET /v1/predictions/{id} (urls.get)
-// for polling, predictions { id, model, version, input, output, error, status, urls }, errors
+// for polling, POST /v1/predictions/{id}/cancel (urls.cancel), GET /v1/predictions (the list), predictions { id, model, version, input, output, error, status, urls }, errors
 // { title, detail, status }. Output files are served from a separate host without a token, like
 // replicate.delivery. Predictions live in this map only for as long as a test polls them.
 
@@ -29,6 +29,9 @@ export function serveReplicate(x: FakeExchange): void {
   if (bearerOf(req) !== FAKE_REPLICATE_TOKEN) return problem(x, 401, "Unauthenticated", "You did not pass a valid authentication token");
   const poll = /^\/v1\/predictions\/([\w-]+)$/.exec(url.pathname);
   if (req.method === "GET" && poll) return servePoll(x, poll[1]!);
+  const cancel = /^\/v1\/predictions\/([\w-]+)\/cancel$/.exec(url.pathname);
+  if (req.method === "POST" && cancel) return serveCancel(x, cancel[1]!);
+  if (req.method === "GET" && url.pathname === "/v1/predictions") return sendJson(x.res, 200, { previous: null, next: null, results: [...predictions.values()].map((p) => p.prediction).reverse() });
   const byModel = /^\/v1\/models\/([\w.-]+)\/([\w.-]+)\/predictions$/.exec(url.pathname);
   if (req.method !== "POST" || (!byModel && url.pathname !== "/v1/predictions")) return problem(x, 404, "Not found", `No route for ${req.method} ${url.pathname}`);
   if (!isJson(req)) return problem(x, 415, "Unsupported media type", "Send the prediction as application/json.");
@@ -121,11 +124,22 @@ function createByPlan(x: FakeExchange, model: string, input: Record<string, unkn
 function servePoll(x: FakeExchange, id: string): void {
   const stored = predictions.get(id);
   if (!stored) return problem(x, 404, "Not found", "The requested resource could not be found.");
+  if (stored.prediction.status === "canceled") return sendJson(x.res, 200, stored.prediction);
   stored.polls++;
   stored.record.polls = stored.polls;
   const done = stored.model === M.slowPoll && stored.polls >= SLOW_POLL_SUCCEEDS_AT;
   if (!done) stored.prediction.status = "processing";
   else settle(stored, undefined, firstImage(stored.prediction.input));
+  sendJson(x.res, 200, stored.prediction);
+}
+
+/** POST /v1/predictions/{id}/cancel: a running prediction becomes "canceled"; a finished one stays as it is. */
+function serveCancel(x: FakeExchange, id: string): void {
+  const stored = predictions.get(id);
+  if (!stored) return problem(x, 404, "Not found", "The requested resource could not be found.");
+  if (!["succeeded", "failed", "canceled"].includes(String(stored.prediction.status))) {
+    Object.assign(stored.prediction, { status: "canceled", completed_at: new Date().toISOString() });
+  }
   sendJson(x.res, 200, stored.prediction);
 }
 
