@@ -122,7 +122,7 @@ const INFLATE_SLICE = 16 * 1024;
 export const PNG_DEFLATE = { level: 6, strategy: constants.Z_FILTERED, memLevel: 8, windowBits: 15 } as const;
 
 /** `data` deflated into one zlib stream with `settings`, in one synchronous call. */
-export function deflateWhole(data: Uint8Array, settings: ZlibOptions = PNG_DEFLATE): Uint8Array {
+export function deflateWhole(data: Uint8Array, settings: ZlibOptions): Uint8Array {
   return deflateSync(data, settings);
 }
 

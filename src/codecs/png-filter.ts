@@ -19,9 +19,7 @@ const sampleStep = (bpp: number) => (bpp === 3 ? 8 : 7);
  * mispredicted branches were most of this loop's time.
  */
 function cost(residual: number): number {
-  const s = (residual << 24) >> 24; // the low byte, sign-extended
-  const sign = s >> 31;
-  return (s ^ sign) - sign;
+  return abs((residual << 24) >> 24); // the low byte, sign-extended
 }
 
 const enum Filter {

@@ -5,7 +5,6 @@ import { rejectCall, runBilledCall, type BilledCall } from "../billing/billed-ca
 import { idempotent, type RejectRequest } from "../billing/idempotency";
 import type { AppEnv } from "../env";
 import type { ErrorCode } from "../errors";
-import { publicBaseUrl } from "../http/envelope";
 import { requireJsonBodyOr } from "../http/json-body";
 import { toolSuccessBody } from "../http/tool-body";
 import { toolContext } from "../http/tool-context";

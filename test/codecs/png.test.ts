@@ -17,6 +17,7 @@ import {
   pixelgateError,
   pngChunk,
   pngChunkTypes,
+  pngChunks,
   pngLayout,
   pngPaletteSize,
   quadrants,
@@ -91,12 +92,7 @@ describe("PNG lossless layout (quality 100, the convert setting)", () => {
 
 /** The zlib stream of a PNG: its IDAT chunks' data, joined. */
 function idatStream(png: Uint8Array): Uint8Array {
-  const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
-  const parts: Uint8Array[] = [];
-  for (let at = 8; at + 8 <= png.length; at += 12 + view.getUint32(at)) {
-    if (String.fromCharCode(...png.subarray(at + 4, at + 8)) === "IDAT") parts.push(png.subarray(at + 8, at + 8 + view.getUint32(at)));
-  }
-  return concat(...parts);
+  return concat(...pngChunks(png).filter((chunk) => chunk.type === "IDAT").map((chunk) => chunk.data));
 }
 
 /** Flat colour blocks with thin lines, like a chart or a screenshot: filters to mostly zeros. */

@@ -409,28 +409,27 @@ export function pngLayout(png: Uint8Array): { colorType: number; bitDepth: numbe
   return { bitDepth: png[24]!, colorType: png[25]! };
 }
 
-/** Number of PLTE entries in a PNG, or 0. */
-export function pngPaletteSize(png: Uint8Array): number {
+/** A PNG's chunks in file order: type and data (a view, not a copy). */
+export function pngChunks(png: Uint8Array): { type: string; data: Uint8Array }[] {
   const v = new DataView(png.buffer, png.byteOffset, png.byteLength);
+  const chunks: { type: string; data: Uint8Array }[] = [];
   for (let at = 8; at + 8 <= png.length; ) {
     const length = v.getUint32(at);
-    const type = String.fromCharCode(...png.subarray(at + 4, at + 8));
-    if (type === "PLTE") return length / 3;
+    chunks.push({ type: String.fromCharCode(...png.subarray(at + 4, at + 8)), data: png.subarray(at + 8, at + 8 + length) });
     at += 12 + length;
   }
-  return 0;
+  return chunks;
+}
+
+/** Number of PLTE entries in a PNG, or 0. */
+export function pngPaletteSize(png: Uint8Array): number {
+  const plte = pngChunks(png).find((chunk) => chunk.type === "PLTE");
+  return plte ? plte.data.length / 3 : 0;
 }
 
 /** Chunk types of a PNG, in order. */
 export function pngChunkTypes(png: Uint8Array): string[] {
-  const v = new DataView(png.buffer, png.byteOffset, png.byteLength);
-  const types: string[] = [];
-  for (let at = 8; at + 8 <= png.length; ) {
-    const length = v.getUint32(at);
-    types.push(String.fromCharCode(...png.subarray(at + 4, at + 8)));
-    at += 12 + length;
-  }
-  return types;
+  return pngChunks(png).map((chunk) => chunk.type);
 }
 
 // ---------------------------------------------------------------------------------------------
