@@ -1,21 +1,36 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../src/env";
+import { upstreamTimeoutOf } from "../src/providers/timeout";
+import type { EntryDraft, UsageRecord } from "../src/usage/log";
+import type { UsageMessage } from "../src/usage/delivery";
+import { Holds, type Hold } from "./holds";
 import { IdempotencyRecords, type IdempotencyBegin } from "./idempotency-records";
+import { UsageOutbox } from "./usage-outbox";
+import { Wakeups } from "./wakeups";
 
-// One AccountLedger per account (addressed by account id). It owns the credit balance, each
-// key's sliding rate-limit window and the account's revocations, so "is this key still good,
-// is there room in its window, is there balance, deduct" is a single step: every public method
-// below runs to completion without awaiting, and a Durable Object runs one such step at a time.
+// One AccountLedger per account (addressed by account id): the ledger of record. It owns the
+// credit balance, each key's sliding rate-limit window, the account's revocations, the holds of
+// calls in flight and the usage-log entries not yet delivered to D1. Every public method below
+// runs to completion without awaiting, and a Durable Object runs one such step at a time, so
+// "key good, room in the window, balance enough, deduct, open the hold" is one step, and so is
+// "settle the hold, refund, write the log entry".
 //
-// What must survive is written with the synchronous SQLite-backed KV API inside the same step
-// (the balance, revoked keys, the closed flag), so no answer is given for state that was not
-// persisted. The windows are kept in memory only: persisting them cost a disk sync on every
-// request, and an idle object is evicted only after more than 60 s without requests, when its
-// windows are empty anyway. A deploy or crash resets them, which can only let a key through
-// early, never refuse it wrongly.
+// What must survive is written to the object's SQLite storage inside the same step (balance,
+// revoked keys, closed flag, holds, outbox), and the runtime commits a step's writes together
+// before its answer leaves: no credit moves without its hold or its entry, whatever dies when.
+// The windows are kept in memory only: persisting them cost a disk sync on every request, and
+// an idle object is evicted only after more than 60 s without requests, when its windows are
+// empty anyway. A restart resets them, which can only let a key through early, never refuse it.
 
 export const WINDOW_MS = 60_000;
 export const WINDOW_LIMIT = 60;
+/** A hold lives for the upstream limit plus this, unless HOLD_MARGIN_MS says otherwise. */
+export const DEFAULT_HOLD_MARGIN_MS = 30_000;
+/** An entry sent but not acknowledged by then is sent again (delivery is at least once). */
+export const RESEND_AFTER_MS = 60_000;
+/** A queue message holds at most 128 KB; entries are sent in messages of at most this much JSON. */
+const MESSAGE_MAX_ENTRIES = 100;
+const MESSAGE_MAX_BYTES = 96_000;
 
 const BALANCE_KEY = "balance";
 const CLOSED_KEY = "closed";
@@ -33,12 +48,32 @@ export interface LedgerSnapshot {
   window: WindowState;
 }
 
+/** A call about to run: its entry, its price, and the Idempotency-Key it runs under. */
+export interface HoldRequest extends EntryDraft {
+  credits: number;
+  idempotency?: { key: string; fingerprint: string } | null;
+}
+
+/** A call refused before any charge: logged free, with the status it was answered with. */
+export interface RefusedCall extends EntryDraft {
+  statusCode: number;
+}
+
 export interface ReserveRequest {
   keyId: string;
   /** Rate-limit slots to take: 1 for a request, one per item for a batch. */
   slots: number;
   /** Credits to deduct; 0 for free endpoints. */
   credits: number;
+  /** How the usage log records this request; free endpoints, which are not logged, leave it out. */
+  usage?: {
+    /** Opened when the reservation goes through: one per call that will run; credits add up to `credits`. */
+    holds: HoldRequest[];
+    /** Logged when the reservation goes through: calls refused before any charge (bad batch items, bad bodies). */
+    refused: RefusedCall[];
+    /** Logged when the ledger itself refuses the request (window full, balance short). */
+    onRefusal: EntryDraft;
+  };
 }
 
 export type ReserveOutcome =
@@ -48,62 +83,118 @@ export type ReserveOutcome =
   | ({ ok: false; reason: "rate_limited"; retryAfterSeconds: number } & LedgerSnapshot)
   | ({ ok: false; reason: "insufficient_credits"; required: number } & LedgerSnapshot);
 
+/** How a call that ran ended, as its worker reports it. */
+export interface CallOutcome {
+  statusCode: number;
+  /** Credits to give back: all of them for a provider failure, part for a failed paid stage. */
+  refundCredits: number;
+  latencyMs: number;
+}
+
+/** `settled` is false when the hold was already settled (a retry, or the alarm came first). */
+export interface SettleOutcome {
+  settled: boolean;
+  balance: number;
+  refunded: number;
+}
+
 export type IdempotencyOutcome = IdempotencyBegin & { window: WindowState };
 
 export type GrantOutcome = { ok: true; balance: number } | { ok: false; balance: number };
+
+/** What is in flight or undelivered: for the operator and the stress proof. */
+export interface LedgerBacklog {
+  openHolds: number;
+  undeliveredEntries: number;
+}
+
+/** The statuses the ledger's own refusals are answered with (errors.ts says the same). */
+const REFUSAL_STATUS = { rate_limited: 429, insufficient_credits: 400 } as const;
 
 export class AccountLedger extends DurableObject<Env> {
   private balance = 0;
   private closed = false;
   private readonly revoked = new Set<string>();
   private readonly windows = new Map<string, number[]>();
+  private holds: Holds;
+  private outbox: UsageOutbox;
+  private readonly wakeups = new Wakeups(this.ctx.storage);
+  /** The running delivery of the outbox to the usage queue, if any. */
+  private delivery: Promise<void> | null = null;
+  /** When the next idempotency record expires; undefined until the first sweep after a start. */
+  private sweepDue: number | null | undefined;
 
   /** The ledger's clock. Tests replace it (runInDurableObject) to move time without sleeping. */
   now: () => number = () => Date.now();
 
-  private readonly idempotency = new IdempotencyRecords(this.ctx.storage.kv, (at) => this.scheduleSweep(at));
+  private readonly idempotency = new IdempotencyRecords(this.ctx.storage.kv, (at) => {
+    if (this.sweepDue == null || at < this.sweepDue) this.sweepDue = at;
+    this.wakeups.request(at);
+  });
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    this.holds = new Holds(ctx.storage.sql);
+    this.outbox = new UsageOutbox(ctx.storage.sql);
     ctx.blockConcurrencyWhile(() => this.load());
   }
 
   /**
-   * Takes `slots` from the key's window and `credits` from the balance, or neither.
-   * A request refused for credits still uses its slot (it was a request); a rate-limited one
-   * does not, so a client that keeps hammering is not locked out forever.
+   * Takes `slots` from the key's window and `credits` from the balance and opens the request's
+   * holds, or takes no credits. A request refused for credits still uses its slot (it was a
+   * request); a rate-limited one does not, so a client that keeps hammering is not locked out.
    */
   reserve(request: ReserveRequest): ReserveOutcome {
     assertCount(request.slots, "slots");
     assertCount(request.credits, "credits");
+    const { usage } = request;
+    if (usage && usage.holds.reduce((sum, hold) => sum + hold.credits, 0) !== request.credits) {
+      throw new RangeError("the holds' credits must add up to the credits reserved");
+    }
     const now = this.now();
     const window = this.windowOf(request.keyId, now);
     // The worker may have resolved the key from its cache; revocation is decided here.
     if (this.closed) return { ok: false, reason: "account_closed", ...this.snapshotOf(window, now) };
-    if (this.revoked.has(request.keyId)) {
-      return { ok: false, reason: "key_revoked", ...this.snapshotOf(window, now) };
-    }
+    if (this.revoked.has(request.keyId)) return { ok: false, reason: "key_revoked", ...this.snapshotOf(window, now) };
     if (window.length + request.slots > WINDOW_LIMIT) {
+      if (usage) this.writeEntry(usage.onRefusal, { statusCode: REFUSAL_STATUS.rate_limited, charged: 0, refunded: 0 }, now);
+      const oldestToLeave = window[window.length + request.slots - WINDOW_LIMIT - 1]!;
       return {
         ok: false,
         reason: "rate_limited",
-        retryAfterSeconds: Math.max(1, secondsUntil(window[window.length + request.slots - WINDOW_LIMIT - 1]! + WINDOW_MS, now)),
+        retryAfterSeconds: Math.max(1, secondsUntil(oldestToLeave + WINDOW_MS, now)),
         ...this.snapshotOf(window, now),
       };
     }
     for (let i = 0; i < request.slots; i++) window.push(now);
     if (request.credits > this.balance) {
+      if (usage) this.writeEntry(usage.onRefusal, { statusCode: REFUSAL_STATUS.insufficient_credits, charged: 0, refunded: 0 }, now);
       return { ok: false, reason: "insufficient_credits", required: request.credits, ...this.snapshotOf(window, now) };
     }
     if (request.credits > 0) this.setBalance(this.balance - request.credits);
+    if (usage) {
+      const deadline = now + this.holdLifetimeMs();
+      for (const { credits, idempotency, ...draft } of usage.holds) {
+        assertCount(credits, "credits");
+        this.holds.open({ draft, credits, deadline, idempotency: idempotency ?? null });
+      }
+      if (usage.holds.length > 0) this.wakeups.request(deadline);
+      for (const { statusCode, ...draft } of usage.refused) this.writeEntry(draft, { statusCode, charged: 0, refunded: 0 }, now);
+    }
     return { ok: true, ...this.snapshotOf(window, now) };
   }
 
-  /** Gives back credits taken by `reserve` (an upstream failure). */
-  refund(credits: number): number {
-    assertCount(credits, "credits");
-    this.setBalance(this.balance + credits);
-    return this.balance;
+  /**
+   * Settles a call's hold: gives back what its outcome calls for and writes its log entry, in
+   * one step. Idempotent by entry id: a second settle of the same call changes nothing.
+   */
+  settle(entryId: string, outcome: CallOutcome): SettleOutcome {
+    const hold = this.holds.take(entryId);
+    if (!hold) return { settled: false, balance: this.balance, refunded: 0 };
+    const refunded = Math.min(hold.credits, Math.max(0, Math.trunc(outcome.refundCredits)));
+    if (refunded > 0) this.setBalance(this.balance + refunded);
+    this.writeEntry(hold.draft, { statusCode: outcome.statusCode, charged: hold.credits, refunded, latencyMs: outcome.latencyMs }, this.now());
+    return { settled: true, balance: this.balance, refunded };
   }
 
   /** Operator grant or debit. A debit that would take the balance below zero is refused whole. */
@@ -120,10 +211,24 @@ export class AccountLedger extends DurableObject<Env> {
     return this.snapshotOf(keyId ? this.windowOf(keyId, now) : [], now);
   }
 
+  /** Entries written but not yet acknowledged as delivered to D1, newest first. */
+  undeliveredUsage(limit: number): UsageRecord[] {
+    return this.outbox.newest(Math.min(Math.max(1, Math.trunc(limit)), 1000));
+  }
+
+  /** The queue's consumer wrote these entries to D1. */
+  acknowledgeUsage(entryIds: string[]): void {
+    this.outbox.acknowledge(entryIds);
+  }
+
+  backlog(): LedgerBacklog {
+    return { openHolds: this.holds.count(), undeliveredEntries: this.outbox.count() };
+  }
+
   /**
-   * Claims an Idempotency-Key for a request (decisions "Idempotency"), or says to replay the
-   * stored answer, that the first request is still running, or that the key was used with
-   * another body. Takes no rate-limit slot: a replay costs the provider nothing.
+   * Claims an Idempotency-Key for a request, or says to replay the stored answer, that the first
+   * request is still running, or that the key was used with another body. Takes no rate-limit
+   * slot: a replay costs the provider nothing.
    */
   beginIdempotent(request: { keyId: string; idempotencyKey: string; fingerprint: string }): IdempotencyOutcome {
     const now = this.now();
@@ -139,27 +244,26 @@ export class AccountLedger extends DurableObject<Env> {
     this.idempotency.abandon(idempotencyKey, fingerprint);
   }
 
-  /** Expires idempotency records after 24 h, with their stored answers. */
+  /**
+   * Settles the holds past their deadline as interrupted, sends what the outbox still owes the
+   * usage queue, expires idempotency records after 24 h, and sets the next wake-up.
+   */
   override async alarm(): Promise<void> {
-    const { bodyKeys, nextExpiry } = this.idempotency.sweep(this.now());
-    this.sweepAt = nextExpiry;
-    if (nextExpiry !== null) this.ctx.storage.setAlarm(nextExpiry);
-    if (bodyKeys.length > 0) await this.env.FILES.delete(bodyKeys);
-  }
-
-  /** When the sweep alarm is set for, once known; saves a storage read per claimed key. */
-  private sweepAt: number | null | undefined;
-
-  private scheduleSweep(at: number): void {
-    // One alarm at a time; an earlier one already set will reschedule itself for the rest.
-    if (this.sweepAt != null && this.sweepAt <= at) return;
-    void (async () => {
-      this.sweepAt ??= await this.ctx.storage.getAlarm();
-      if (this.sweepAt === null || this.sweepAt > at) {
-        this.sweepAt = at;
-        await this.ctx.storage.setAlarm(at);
-      }
-    })();
+    this.wakeups.fired();
+    const now = this.now();
+    for (const hold of this.holds.takeExpired(now)) this.settleInterrupted(hold, now);
+    let expiredBodies: string[] = [];
+    if (this.sweepDue === undefined || (this.sweepDue !== null && this.sweepDue <= now)) {
+      const swept = this.idempotency.sweep(now);
+      expiredBodies = swept.bodyKeys;
+      this.sweepDue = swept.nextExpiry;
+    }
+    await this.deliver();
+    const due = this.outbox.nextDue(RESEND_AFTER_MS);
+    const next = [this.holds.nextDeadline(), this.sweepDue ?? null, due === null ? null : Math.max(due, this.now() + 1_000)];
+    const earliest = Math.min(...next.filter((time): time is number => time !== null));
+    if (Number.isFinite(earliest)) this.wakeups.request(earliest);
+    if (expiredBodies.length > 0) await this.env.FILES.delete(expiredBodies);
   }
 
   /** Refuses the key from now on, even where a worker still has it cached. */
@@ -169,16 +273,93 @@ export class AccountLedger extends DurableObject<Env> {
     this.windows.delete(keyId);
   }
 
-  /** The account was deleted: forget the balance and refuse every key from now on. */
+  /** The account was deleted: forget the balance, its holds and entries, and refuse every key from now on. */
   async close(): Promise<void> {
     this.windows.clear();
     this.balance = 0;
     await this.ctx.storage.deleteAll();
+    this.wakeups.clear();
+    this.holds = new Holds(this.ctx.storage.sql);
+    this.outbox = new UsageOutbox(this.ctx.storage.sql);
     this.ctx.storage.kv.put(CLOSED_KEY, true);
     this.closed = true;
   }
 
+  /**
+   * The worker serving this call died before it answered (its deadline passed with the hold
+   * open). The client never got an answer, so it is not charged: the credits go back, the entry
+   * says 500 and interrupted, and the Idempotency-Key is released so a retry runs.
+   */
+  private settleInterrupted(hold: Hold, now: number): void {
+    if (hold.credits > 0) this.setBalance(this.balance + hold.credits);
+    this.writeEntry(hold.draft, { statusCode: 500, charged: hold.credits, refunded: hold.credits, interrupted: true }, now);
+    if (hold.idempotency) this.idempotency.abandon(hold.idempotency.key, hold.idempotency.fingerprint);
+  }
+
+  private writeEntry(
+    draft: EntryDraft,
+    outcome: { statusCode: number; charged: number; refunded: number; latencyMs?: number; interrupted?: boolean },
+    now: number,
+  ): void {
+    const { startedAt, ...described } = draft;
+    this.outbox.append({
+      ...described,
+      accountId: this.accountId(),
+      statusCode: outcome.statusCode,
+      latencyMs: Math.max(0, Math.round(outcome.latencyMs ?? now - startedAt)),
+      creditsDeducted: outcome.charged,
+      creditsRefunded: outcome.refunded,
+      interrupted: outcome.interrupted ?? false,
+      createdAt: new Date(now).toISOString(),
+    });
+    // A safety net for a delivery that never gets acknowledged (a lost send, a crash).
+    this.wakeups.request(now + RESEND_AFTER_MS);
+    void this.deliver();
+  }
+
+  /** Sends the outbox's due entries to the usage queue; one run at a time, which picks up later entries too. */
+  private deliver(): Promise<void> {
+    return (this.delivery ??= this.sendOutbox());
+  }
+
+  private async sendOutbox(): Promise<void> {
+    await undefined; // deliver() records this run before it can end
+    try {
+      for (;;) {
+        const entries = this.outbox.claim(this.now(), RESEND_AFTER_MS, MESSAGE_MAX_ENTRIES, MESSAGE_MAX_BYTES);
+        if (entries.length === 0) return;
+        const message: UsageMessage = { accountId: this.accountId(), entries };
+        try {
+          await this.env.USAGE_QUEUE.send(message);
+        } catch (error) {
+          console.error("usage outbox: sending to the usage queue failed; the alarm retries", error);
+          this.outbox.release(entries.map((entry) => entry.id));
+          this.wakeups.request(this.now() + 5_000);
+          return;
+        }
+      }
+    } finally {
+      this.delivery = null;
+    }
+  }
+
+  private holdLifetimeMs(): number {
+    const margin = Number(this.env.HOLD_MARGIN_MS);
+    return upstreamTimeoutOf(this.env) + (Number.isFinite(margin) && margin >= 0 ? margin : DEFAULT_HOLD_MARGIN_MS);
+  }
+
+  private accountId(): string {
+    return this.ctx.id.name ?? "";
+  }
+
   private async load(): Promise<void> {
+    await this.wakeups.load();
+    // After an eviction or a crash: what the outbox holds goes out again (delivery is idempotent),
+    // and holds whose worker may have died are settled when their deadline comes, alarm or not.
+    this.outbox.releaseAll();
+    if (this.outbox.count() > 0) this.wakeups.request(this.now());
+    const deadline = this.holds.nextDeadline();
+    if (deadline !== null) this.wakeups.request(deadline);
     const kv = this.ctx.storage.kv;
     this.closed = kv.get<boolean>(CLOSED_KEY) === true;
     for (const [key] of kv.list({ prefix: REVOKED_KEY_PREFIX })) this.revoked.add(key.slice(REVOKED_KEY_PREFIX.length));

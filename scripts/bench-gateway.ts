@@ -13,6 +13,7 @@
 import os from "node:os";
 import { acquireGateway, measureGateway, type GatewayResult } from "./bench/gateway.ts";
 import { measureLedger, type LedgerResult } from "./bench/ledger.ts";
+import { BILLED_GOAL_P50_MS, measureBilled, type BilledResult } from "./bench/billed.ts";
 import { ChildGroup, LOCAL_TRACING, REPO_ROOT, runCleanups } from "./bench/processes.ts";
 import { environmentReport, gatewayReport, ledgerReport, resultJson, type Environment } from "./bench/report.ts";
 
@@ -35,6 +36,7 @@ async function main(): Promise<number> {
   const problems: string[] = [];
   let gateway: GatewayResult | undefined;
   let ledger: LedgerResult | undefined;
+  let billed: BilledResult | undefined;
   const loadBefore = os.loadavg();
 
   console.log("Phase 1: gateway overhead (GET /v1/me vs GET /v1)");
@@ -60,6 +62,16 @@ async function main(): Promise<number> {
     log(`phase 2 failed: ${describe(err)}`);
   }
 
+  if (!shuttingDown) {
+    console.log("Phase 3: billed path overhead (POST /v1/compress vs the same compress unbilled)");
+    try {
+      billed = await measureBilled(log);
+    } catch (err) {
+      problems.push(`phase 3: ${describe(err)}`);
+      log(`phase 3 failed: ${describe(err)}`);
+    }
+  }
+
   if (shuttingDown) return 130;
   const env: Environment = { cpus: os.availableParallelism(), loadBefore, loadAfter: os.loadavg(), localTracing: LOCAL_TRACING };
   console.log("\n=== Pixelgate gateway benchmark ===\n");
@@ -70,9 +82,21 @@ async function main(): Promise<number> {
   console.log(gateway ? gatewayReport(gateway) : "  (no result, see BROKEN below)");
   console.log("\nPhase 2: AccountLedger reservations");
   console.log(ledger ? ledgerReport(ledger) : "  (no result, see BROKEN below)");
+  console.log("\nPhase 3: billed path overhead (a tiny compress)");
+  console.log(billed ? billedReport(billed) : "  (no result, see BROKEN below)");
   for (const problem of problems) console.log(`\nBROKEN ${problem}`);
-  console.log(`\nRESULT ${JSON.stringify(resultJson(problems, env, gateway, ledger))}`);
+  console.log(`\nRESULT ${JSON.stringify({ ...resultJson(problems, env, gateway, ledger), billed: billed && { addedP50Ms: billed.addedP50Ms, addedP99Ms: billed.addedP99Ms } })}`);
   return problems.length === 0 ? 0 : 1;
+}
+
+function billedReport(result: BilledResult): string {
+  const lines = result.rows.map((row) => `  ${row.endpoint.padEnd(22)} ${row.requests} requests  p50 ${row.p50Ms.toFixed(2)} ms  p99 ${row.p99Ms.toFixed(2)} ms  server CPU ${row.serverCpuMs === null ? "n/a" : row.serverCpuMs.toFixed(2)} ms/req`);
+  const met = result.addedP50Ms <= BILLED_GOAL_P50_MS ? "met" : "MISSED";
+  return [
+    `Request body ${result.inputBytes} B (a 16x16 PNG as a data URI), ${result.keys} keys/accounts, ABBA rounds at concurrency 1.`,
+    ...lines,
+    `  added by billing: p50 ${result.addedP50Ms.toFixed(2)} ms (goal <= ${BILLED_GOAL_P50_MS} ms) ${met}, p99 ${result.addedP99Ms.toFixed(2)} ms`,
+  ].join("\n");
 }
 
 async function shutdown(code: number, reason?: string): Promise<void> {

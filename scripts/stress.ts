@@ -9,7 +9,11 @@
 //
 //   npm run stress                  about 6 minutes of traffic
 //   npm run stress -- --small       about 30 s of traffic, well under 2 minutes in all
-//   options: --seconds N  --lanes N  --chaos PERCENT  --seed N
+//   options: --seconds N  --lanes N  --chaos PERCENT  --seed N  --crashes N
+//
+// After the traffic, crash faults (scripts/stress/crash.ts): slow calls in flight, the worker's
+// whole process group killed and restarted on the same state; then the run waits until every
+// ledger has settled its holds (the alarm) and delivered its log entries to D1 (the queue).
 import os from "node:os";
 import { parseArgs } from "node:util";
 import { startFakeUpstream } from "../test/upstream/server.ts";
@@ -18,6 +22,7 @@ import { REPO_ROOT, runScript } from "./bench/processes.ts";
 import { prng } from "../test/support/prng.ts";
 import { createAccount, ledgerBalance, type Account, type AccountKind } from "./stress/accounts.ts";
 import { chaosRows } from "./stress/calls.ts";
+import { crashDuringCalls, SLOW_MODEL, waitForSettlement, type Backlog } from "./stress/crash.ts";
 import type { Exchange } from "./stress/client.ts";
 import { makePictures } from "./stress/inputs.ts";
 import { probeFeatures } from "./stress/probe.ts";
@@ -34,6 +39,7 @@ const { values: options } = parseArgs({
     lanes: { type: "string" },
     chaos: { type: "string", default: "25" },
     seed: { type: "string", default: "20260801" },
+    crashes: { type: "string" },
   },
 });
 
@@ -49,11 +55,14 @@ const PLAN = {
     ["burst", SMALL ? 1 : 4, 500, 2],
   ] as Array<[AccountKind, number, number | [number, number], number]>,
   bursts: SMALL ? 1 : 4,
+  crashes: Number(options.crashes ?? (SMALL ? 1 : 3)),
 };
 const UPSTREAM_TIMEOUT_MS = 1500;
 const ADMIN_TOKEN = `stress-admin-${process.pid}`;
 /** Everything, including start-up and the reconciliation, must end by then. */
-const WATCHDOG_MS = (PLAN.seconds + (SMALL ? 100 : 300)) * 1000;
+const WATCHDOG_MS = (PLAN.seconds + (SMALL ? 100 : 300) + PLAN.crashes * 60) * 1000;
+/** How long the ledgers may take to settle and deliver everything once the traffic is over. */
+const SETTLE_TIMEOUT_MS = 90_000;
 
 process.chdir(REPO_ROOT);
 const log = (line: string) => console.log(`  . ${line}`);
@@ -82,12 +91,13 @@ async function main(): Promise<number> {
   const pictures = await makePictures();
   const upstreamOrigin = await startFakeUpstream();
   log(`fake upstream on ${upstreamOrigin} (OpenAI at /openai/v1, Replicate at /replicate); chaos ${PLAN.chaosPercent}%`);
-  const worker: StressWorker = await startWorker({ label: "stress", upstreamOrigin, upstreamTimeoutMs: UPSTREAM_TIMEOUT_MS, adminToken: ADMIN_TOKEN, models: chaosRows(PLAN.chaosPercent), log });
+  const worker: StressWorker = await startWorker({ label: "stress", upstreamOrigin, upstreamTimeoutMs: UPSTREAM_TIMEOUT_MS, adminToken: ADMIN_TOKEN, models: [...chaosRows(PLAN.chaosPercent), SLOW_MODEL], log });
   const exchanges: Exchange[] = [];
   let rows: UsageRow[];
   const balances = new Map<string, { start: number; final: number; me: number }>();
   let accounts: Account[];
   let features;
+  let backlog: Backlog = { openHolds: 0, undeliveredEntries: 0 };
   const started = performance.now();
   try {
     accounts = await makeAccounts(worker.baseUrl, rng);
@@ -99,6 +109,11 @@ async function main(): Promise<number> {
       baseUrl: worker.baseUrl, accounts, pictures, rng, features, exchanges, lanes: PLAN.lanes, bursts: PLAN.bursts, log,
       stopAt: performance.now() + PLAN.seconds * 1000,
     });
+    for (let crash = 1; crash <= PLAN.crashes; crash++) {
+      await crashDuringCalls({ worker, accounts, adminToken: ADMIN_TOKEN, rng, exchanges, log });
+    }
+    log("waiting for every ledger to settle its holds and deliver its log entries");
+    backlog = await waitForSettlement(worker.baseUrl, ADMIN_TOKEN, accounts, SETTLE_TIMEOUT_MS);
     log(`${exchanges.length} answers in ${((performance.now() - started) / 1000).toFixed(1)} s; reading balances`);
     for (const account of accounts) {
       const final = await ledgerBalance(worker.baseUrl, ADMIN_TOKEN, account.id);
@@ -109,9 +124,12 @@ async function main(): Promise<number> {
   }
   if (worker.group.reloads > 0) log(`WARNING: the worker reloaded ${worker.group.reloads} time(s) during the run`);
   log("reading the usage log from the worker's local D1");
-  rows = await worker.query<UsageRow>("SELECT account_id, tool, status_code, credits_deducted, credits_refunded, request_id, key_prefix FROM usage_log");
+  rows = await worker.query<UsageRow>("SELECT account_id, tool, status_code, credits_deducted, credits_refunded, request_id, key_prefix, prompt, interrupted FROM usage_log");
 
   const result = reconcile(accounts, balances, exchanges, rows, features.idempotency);
+  if (backlog.openHolds > 0 || backlog.undeliveredEntries > 0) {
+    result.problems.push(`after ${SETTLE_TIMEOUT_MS / 1000} s the ledgers still had ${backlog.openHolds} open holds and ${backlog.undeliveredEntries} undelivered entries`);
+  }
   const totals = creditTotals(rows, exchanges);
   console.log(`\n=== Pixelgate ledger stress (${SMALL ? "small" : "full"}: ${PLAN.seconds} s, ${PLAN.lanes} lanes, chaos ${PLAN.chaosPercent}%, upstream limit ${UPSTREAM_TIMEOUT_MS} ms, ${os.availableParallelism()} CPUs) ===`);
   console.log(`features: batch ${features.batch ? "on" : "off (routes not there)"}, idempotency ${features.idempotency ? "on" : "off (not honoured)"}\n`);
@@ -120,6 +138,7 @@ async function main(): Promise<number> {
   console.log("\nFake upstream answers per model:");
   for (const line of tallyLines(chaosTally())) console.log(`  ${line}`);
   console.log(`\nAnswers ${totals.answers}; usage-log entries ${totals.entries} (the answers call for ${totals.expectedEntries}); answers matched to entries by request id: ${result.matched}`);
+  console.log(`Crashes ${PLAN.crashes}: calls cut off ${exchanges.filter((x) => x.kind === "crash" && x.status === 0).length}, settled as interrupted and refunded ${result.interrupted}; retries under a released Idempotency-Key ${exchanges.filter((x) => x.kind === "crash-retry").length}`);
   console.log(`Credits: deducted ${totals.deducted}, refunded ${totals.refunded} (${totals.refundedEntries} entries), net ${totals.net}; lowest balance any answer reported: ${totals.lowestReportedBalance}`);
   console.log("\nPer account (start - final = deducted - refunded; entries = what the answers call for):");
   for (const line of accountTable(result)) console.log(`  ${line}`);
@@ -129,7 +148,7 @@ async function main(): Promise<number> {
   const ok = result.problems.length === 0 && check.missed.length === 0;
   console.log(result.problems.length === 0 ? "\nRECONCILED: every account balances, no balance went negative, one entry per authenticated request." : `\nMISMATCH: ${result.problems.length} problem(s):`);
   for (const line of problemLines(result.problems)) console.log(line);
-  console.log(`\nRESULT ${JSON.stringify({ ok, problems: result.problems.length, selfCheckMissed: check.missed.length, features, ...totals, accounts: accounts.length, seconds: PLAN.seconds })}`);
+  console.log(`\nRESULT ${JSON.stringify({ ok, problems: result.problems.length, selfCheckMissed: check.missed.length, features, ...totals, interrupted: result.interrupted, crashes: PLAN.crashes, accounts: accounts.length, seconds: PLAN.seconds })}`);
   return ok ? 0 : 1;
 }
 

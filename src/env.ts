@@ -1,6 +1,7 @@
 import type { AccountLedger } from "../durable-objects/account-ledger";
 import type { Account, ApiKeyRecord } from "./accounts/repository";
 import type { LedgerSnapshot } from "../durable-objects/account-ledger";
+import type { UsageMessage } from "./usage/delivery";
 
 /** Bindings and vars (wrangler.toml, .dev.vars, secrets). */
 export interface Env {
@@ -8,8 +9,12 @@ export interface Env {
   FILES: R2Bucket;
   LEDGER: DurableObjectNamespace<AccountLedger>;
   AI?: Ai;
+  /** Usage-log entries on their way from the account ledgers to D1 (usage/delivery.ts). */
+  USAGE_QUEUE: Queue<UsageMessage>;
   DEFAULT_MODEL: string;
   UPSTREAM_TIMEOUT_MS?: string;
+  /** How long past the upstream limit a call's hold waits before the ledger settles it as interrupted. */
+  HOLD_MARGIN_MS?: string;
   ADMIN_TOKEN?: string;
   PUBLIC_BASE_URL?: string;
   OPENAI_BASE_URL?: string;
@@ -33,5 +38,7 @@ export interface AppEnv {
     ledger: LedgerSnapshot;
     /** Set once a billed call reserved credits: from then on its answer is kept for Idempotency-Key replays. */
     charged: boolean;
+    /** The Idempotency-Key a billed call runs under: released by the ledger if the call is interrupted. */
+    idempotency: { key: string; fingerprint: string } | undefined;
   };
 }

@@ -1,5 +1,6 @@
 import { PixelgateError } from "./errors";
-import type { AppEnv } from "./env";
+import type { AppEnv, Env } from "./env";
+import { deliverUsage, type UsageMessage } from "./usage/delivery";
 import { errorResponse } from "./http/envelope";
 import { limitBody } from "./http/json-body";
 import { requestId } from "./http/request-id";
@@ -45,4 +46,4 @@ app.onError((err, c) => {
 });
 
 export type { AppEnv };
-export default app;
+export default { fetch: app.fetch, queue: deliverUsage } satisfies ExportedHandler<Env, UsageMessage>;

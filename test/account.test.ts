@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { recordUsage } from "../src/usage/log";
+import { recordUsage } from "./support/usage-log";
 import { expectParamError } from "./support/envelope";
 import { adminCall, call, newAccount, withKey, type TestAccount } from "./support/fixtures";
 

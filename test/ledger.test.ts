@@ -51,13 +51,13 @@ describe("AccountLedger credits", () => {
   it("refunds and grants atomically and never goes below zero", async () => {
     const ledger = freshLedger();
     await ledger.grant(10);
-    await ledger.reserve({ keyId: "k", slots: 1, credits: 7 });
-    expect(await ledger.refund(7)).toBe(10);
+    const draft = { id: "log_refund", requestId: "req_refund", keyPrefix: "pg_test", tool: "generate_image", source: "rest" as const, model: "m", prompt: "", startedAt: Date.now() };
+    await ledger.reserve({ keyId: "k", slots: 1, credits: 7, usage: { holds: [{ ...draft, credits: 7 }], refused: [], onRefusal: draft } });
+    expect(await ledger.settle("log_refund", { statusCode: 502, refundCredits: 7, latencyMs: 5 })).toEqual({ settled: true, balance: 10, refunded: 7 });
     expect(await ledger.grant(-11)).toEqual({ ok: false, balance: 10 });
     expect(await ledger.grant(-10)).toEqual({ ok: true, balance: 0 });
     // Called in the object itself: a thrown RPC error would also be reported by the runtime.
     await runInDurableObject(ledger, (instance: AccountLedger) => {
-      expect(() => instance.refund(-1)).toThrow(/non-negative/);
       expect(() => instance.reserve({ keyId: "k", slots: 1, credits: -3 })).toThrow(/non-negative/);
       expect(() => instance.grant(1.5)).toThrow(/integer/);
     });

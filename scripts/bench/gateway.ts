@@ -38,7 +38,7 @@ export interface Gateway {
 }
 
 export interface GatewayRow extends LatencySummary {
-  endpoint: "GET /v1" | "GET /v1/me";
+  endpoint: "GET /v1" | "GET /v1/me" | "compress (unbilled)" | "POST /v1/compress";
   concurrency: number;
   /** CPU ms per request in this client, and in the server's processes (null: not started here). */
   clientCpuMs: number;
@@ -169,13 +169,13 @@ export interface BenchKeys {
 }
 
 /** A fresh account with one key for each key needed, so requests also spread over many ledgers. */
-export async function createBenchKeys(gateway: Gateway, count: number, into: BenchKeys): Promise<void> {
+export async function createBenchKeys(gateway: Gateway, count: number, into: BenchKeys, credits = 0): Promise<void> {
   const runId = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
   const run = await runClosedLoop(count, 4, 120_000, async (i) => {
     const { account } = await admin<{ account: { id: string } }>(gateway, "POST", "/admin/v1/accounts", {
       name: `Gateway bench ${i}`,
       email: `bench-${runId}-${i}@example.com`,
-      credits: 0,
+      credits,
     });
     into.accountIds.push(account.id);
     const { secret } = await admin<{ secret: string }>(gateway, "POST", `/admin/v1/accounts/${account.id}/keys`, { name: "bench" });
@@ -213,7 +213,7 @@ function baselineSend(baseUrl: string): Send {
  * Hands out the bench keys in strict rotation with one counter for the whole run (probe,
  * warm-up, measurements), so the per-key arithmetic in keysNeeded holds for every request.
  */
-class KeyRotation {
+export class KeyRotation {
   private readonly secrets: string[];
   used = 0;
 
@@ -252,7 +252,7 @@ async function probe(baseUrl: string, keys: KeyRotation): Promise<{ baseline: nu
 }
 
 /** Runs `count` requests of each endpoint in ABBA rounds; returns the runs and CPU per endpoint. */
-async function interleaved(count: number, concurrency: number, sends: { baseline: Send; auth: Send }, serverPgid: number | undefined) {
+export async function interleaved(count: number, concurrency: number, sends: { baseline: Send; auth: Send }, serverPgid: number | undefined) {
   const runs = { baseline: [] as LoadRun[], auth: [] as LoadRun[] };
   const cpu = { baseline: new CpuTally(), auth: new CpuTally() };
   const perRound = count / GATEWAY_PLAN.rounds;
@@ -267,13 +267,13 @@ async function interleaved(count: number, concurrency: number, sends: { baseline
   return { runs, cpu };
 }
 
-function rowOf(endpoint: GatewayRow["endpoint"], concurrency: number, runs: LoadRun[], cpu: CpuTally): GatewayRow {
+export function rowOf(endpoint: GatewayRow["endpoint"], concurrency: number, runs: LoadRun[], cpu: CpuTally): GatewayRow {
   const summary = summarize(runs);
   const { clientMs, serverMs, serverByCommand } = cpu.perRequest(summary.requests);
   return { endpoint, concurrency, ...summary, clientCpuMs: clientMs, serverCpuMs: serverMs, serverCpuByCommand: serverByCommand };
 }
 
-function assertAllOk(label: string, runs: LoadRun[]): void {
+export function assertAllOk(label: string, runs: LoadRun[]): void {
   const failures = failuresOf(runs);
   if (Object.keys(failures).length > 0) throw new Error(`${label}: unexpected responses ${JSON.stringify(failures)}`);
 }

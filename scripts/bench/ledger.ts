@@ -9,6 +9,11 @@ import { ChildGroup, cleanups, startLocalWorker, type LocalWorker } from "./proc
 
 export const LEDGER_PLAN = {
   reservations: 20_000,
+  /** Whole settled calls (reserve with a hold, then settle, writing the usage entry): two RPCs each. */
+  settles: 8_000,
+  /** Rows the consumer's D1 writer inserts per batch size measured. */
+  consumerRows: 2_000,
+  consumerBatches: [1, 10, 100, 1_000],
   concurrency: 50,
   /** Calls of each kind before measuring (JIT, first load of the keys' windows). */
   warmup: 1_000,
@@ -24,7 +29,7 @@ export const LEDGER_GOAL_PER_SECOND = 1_000;
 
 /** What the bench worker's /run answers (scripts/bench/ledger-worker.js, `run`). */
 interface RunResult {
-  op: "reserve" | "snapshot";
+  op: "reserve" | "snapshot" | "settle";
   completed: number;
   ok: number;
   rateLimited: number;
@@ -44,7 +49,7 @@ const CONFIG = "scripts/bench/wrangler.ledger.toml";
 const PERSIST_ROOT = path.join(".wrangler", "bench-ledger");
 
 export interface LedgerRow {
-  op: "snapshot" | "reserve";
+  op: "snapshot" | "reserve" | "settle";
   calls: number;
   ok: number;
   /** Node-side time of the whole /run request; calls/s is computed from this. */
@@ -74,6 +79,10 @@ export interface LedgerResult {
   finalBalance: number;
   expectedFinal: number;
   rows: LedgerRow[];
+  /** After the settled calls: how long until D1 held every one of their entries. */
+  delivery: { entries: number; rowsInD1: number; waitedMs: number };
+  /** The queue consumer's writer into local D1: rows/s by rows per write. */
+  consumer: Array<{ batch: number; rows: number; wallMs: number; rowsPerSecond: number }>;
 }
 
 interface Measured {
@@ -99,7 +108,7 @@ class LedgerWorker {
     return JSON.parse(text) as T;
   }
 
-  async run(op: "snapshot" | "reserve", n: number, keys: number, offset: number, serverPgid?: number): Promise<Measured> {
+  async run(op: RunResult["op"], n: number, keys: number, offset: number, serverPgid?: number): Promise<Measured> {
     const cpu = new CpuTally();
     const before = sampleCpu(serverPgid);
     const started = performance.now();
@@ -173,7 +182,7 @@ async function measureWith(worker: LedgerWorker, group: ChildGroup, log: (line: 
   const { reservations, rounds, warmup } = LEDGER_PLAN;
   if (reservations % rounds !== 0) throw new Error(`reservations must divide into ${rounds} rounds`);
   const { windowLimit } = await worker.call<{ windowLimit: number }>("GET", "/health");
-  const totalReservations = warmup + reservations;
+  const totalReservations = warmup + reservations + LEDGER_PLAN.settles;
   // Key ids rotate round-robin over one counter for the whole run, so each takes at most
   // ceil(total / keys) slots: never more than the window allows, even if all fits in a minute.
   const keys = Math.ceil(totalReservations / windowLimit);
@@ -211,10 +220,31 @@ async function measureWith(worker: LedgerWorker, group: ChildGroup, log: (line: 
     }
   }
 
-  const reserved = warm.ok + measured.reserve.reduce((total, m) => total + m.result.ok, 0);
+  // Whole settled calls, each writing its usage entry through the outbox and the queue to D1.
+  log(`Measuring ${LEDGER_PLAN.settles} settled calls (reserve with a hold + settle) in ${rounds} rounds...`);
+  const settles: Measured[] = [];
+  const settlesPerRound = LEDGER_PLAN.settles / rounds;
+  for (let round = 0; round < rounds; round++) {
+    const m = await worker.run("settle", settlesPerRound, keys, warmup + reservations + round * settlesPerRound, group.pgid);
+    assertAllReserved(`settle round ${round + 1}`, m.result, settlesPerRound);
+    settles.push(m);
+    last = m.result;
+  }
+  const delivery = await waitForDelivery(worker, LEDGER_PLAN.settles);
+  log(`D1 held all ${delivery.rowsInD1} entries ${Math.round(delivery.waitedMs)} ms after the last settle.`);
+
+  const reserved = warm.ok + [...measured.reserve, ...settles].reduce((total, m) => total + m.result.ok, 0);
   const expectedFinal = startBalance - reserved;
   if (last.balanceAfter !== expectedFinal) {
     throw new Error(`final balance ${last.balanceAfter}, expected ${expectedFinal} (start ${startBalance} minus ${reserved} reservations)`);
+  }
+  log(`Measuring the consumer's D1 writer: ${LEDGER_PLAN.consumerRows} rows at ${LEDGER_PLAN.consumerBatches.join(", ")} rows per write...`);
+  const consumer = [];
+  for (const batch of LEDGER_PLAN.consumerBatches) {
+    const started = performance.now();
+    await worker.call("POST", "/write-usage", { rows: LEDGER_PLAN.consumerRows, batch }, 300_000);
+    const wallMs = performance.now() - started;
+    consumer.push({ batch, rows: LEDGER_PLAN.consumerRows, wallMs, rowsPerSecond: LEDGER_PLAN.consumerRows / (wallMs / 1000) });
   }
   return {
     reloads: group.reloads - reloadsBefore,
@@ -225,6 +255,21 @@ async function measureWith(worker: LedgerWorker, group: ChildGroup, log: (line: 
     startBalance,
     finalBalance: last.balanceAfter,
     expectedFinal,
-    rows: [rowOf("snapshot", measured.snapshot), rowOf("reserve", measured.reserve)],
+    rows: [rowOf("snapshot", measured.snapshot), rowOf("reserve", measured.reserve), rowOf("settle", settles)],
+    delivery,
+    consumer,
   };
+}
+
+/** Polls until D1 holds every settled call's entry and the ledger's outbox is empty (bounded). */
+async function waitForDelivery(worker: LedgerWorker, entries: number): Promise<LedgerResult["delivery"]> {
+  const started = performance.now();
+  for (;;) {
+    const state = await worker.call<{ undeliveredEntries: number; rowsInD1: number }>("GET", "/backlog");
+    if (state.undeliveredEntries === 0 && state.rowsInD1 >= entries) return { entries, rowsInD1: state.rowsInD1, waitedMs: performance.now() - started };
+    if (performance.now() - started > 120_000) {
+      throw new Error(`after 120 s D1 had ${state.rowsInD1} of ${entries} entries and the outbox ${state.undeliveredEntries} undelivered`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }

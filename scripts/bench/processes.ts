@@ -87,6 +87,19 @@ export class ChildGroup {
     return this.stopping;
   }
 
+  /**
+   * A crash, not a shutdown: SIGKILL to the whole group at once (wrangler, workerd and anything
+   * they started), so nothing gets to finish a request, flush or save. State already on disk stays.
+   */
+  async kill(): Promise<void> {
+    const pgid = this.child.pid;
+    if (pgid === undefined) return;
+    signalGroup(pgid, "SIGKILL");
+    while (groupAlive(pgid)) await sleep(50);
+    await Promise.race([this.exited, sleep(2_000)]);
+    ChildGroup.live.delete(this);
+  }
+
   /** Stops every group and refuses new ones; for the end of the run. */
   static async stopAll(): Promise<void> {
     ChildGroup.closed = true;

@@ -51,7 +51,7 @@ export function gatewayReport(result: GatewayResult): string {
 
 export function ledgerReport(result: LedgerResult): string {
   const rows = result.rows.map((row) => [
-    row.op === "snapshot" ? "snapshot() (baseline, read only)" : "reserve({slots: 1, credits: 1})",
+    { snapshot: "snapshot() (baseline, read only)", reserve: "reserve({slots: 1, credits: 1})", settle: "settled call (reserve + hold, settle + entry)" }[row.op],
     String(row.calls),
     String(row.ok),
     String(Math.round(row.wallMs)),
@@ -61,6 +61,8 @@ export function ledgerReport(result: LedgerResult): string {
     row.serverCpuMs === null ? "n/a" : (row.serverCpuMs * 1000).toFixed(0),
   ]);
   const reserve = result.rows.find((row) => row.op === "reserve")!;
+  const settle = result.rows.find((row) => row.op === "settle")!;
+  const consumer = result.consumer.map((c) => [String(c.batch), String(c.rows), String(Math.round(c.wallMs)), rate(c.rowsPerSecond)]);
   const warning = result.reloads
     ? [`  WARNING: wrangler rebuilt the bench worker ${result.reloads} time(s) during the measurement (source files changed); figures are disturbed.`]
     : [];
@@ -72,6 +74,11 @@ export function ledgerReport(result: LedgerResult): string {
     table(["call", "calls", "ok", "wall ms", "calls/s", "rounds calls/s", "workerd clock ms", "server CPU us/call"], rows),
     "",
     `  reservations/s = ${rate(reserve.perSecond)} (goal >= ${LEDGER_GOAL_PER_SECOND}/s) ${verdict(reserve.perSecond >= LEDGER_GOAL_PER_SECOND)}`,
+    `  settled calls/s = ${rate(settle.perSecond)} (goal >= ${LEDGER_GOAL_PER_SECOND}/s) ${verdict(settle.perSecond >= LEDGER_GOAL_PER_SECOND)}; ` +
+      `all ${result.delivery.entries} entries in D1 ${Math.round(result.delivery.waitedMs)} ms after the last settle (D1 rows ${result.delivery.rowsInD1})`,
+    "",
+    "The queue consumer's D1 writer (INSERT OR IGNORE, one db.batch per write), local D1:",
+    table(["rows per write", "rows", "wall ms", "rows/s"], consumer),
     `  balance: opening ${result.openingSeen} read from D1, ${result.startBalance} after the grant, final ${result.finalBalance} ` +
       `= ${result.startBalance} - ${result.startBalance - result.expectedFinal} successful reservations (checked)`,
     ...warning,

@@ -6,6 +6,8 @@
 //   POST /__bench/provider/{id}           -> {bytes} runs only the provider stage (runModel), as
 //                                                    many times as asked, on that prepared call
 //   GET  /__bench/noop                    -> "ok"    the HTTP round trip, for reference
+//   POST /__bench/unbilled/{tool}  {args} -> the tool's result: the same work as the API call
+//                                            (validate, prepare, run) without key, ledger or log
 import app from "../../src/index";
 import type { Env } from "../../src/env";
 import type { Model } from "../../src/models/catalog";
@@ -48,13 +50,25 @@ async function providerStage(id: string, env: Env): Promise<Response> {
   return Response.json({ bytes: last.kind === "image" ? last.bytes.length : last.markup.length });
 }
 
+/** What the billed path adds nothing to: the tool's own validation, preparation and work. */
+async function unbilled(name: string, request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+  const tool = TOOLS.find((candidate) => candidate.name === name);
+  if (!tool) return Response.json({ error: `no tool ${name}` }, { status: 404 });
+  const toolCtx = { env, family: "v1", requestId: "bench", source: "rest", baseUrl: new URL(request.url).origin, startedAt: Date.now(), waitUntil: (work: Promise<unknown>) => ctx.waitUntil(work) } as unknown as ToolContext;
+  const output = await tool.run(await tool.prepare(tool.input("v1").parse(await request.json()), toolCtx), toolCtx);
+  return Response.json({ success: true, message: output.message, result: output.result });
+}
+
 export default {
+  queue: app.queue,
   async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
     const url = new URL(request.url);
     if (url.pathname === "/__bench/noop") return new Response("ok");
     if (url.pathname === "/__bench/prepare" && request.method === "POST") return prepare(request, env);
     const stage = /^\/__bench\/provider\/([\w-]+)$/.exec(url.pathname);
     if (stage && request.method === "POST") return providerStage(stage[1]!, env);
+    const bare = /^\/__bench\/unbilled\/(\w+)$/.exec(url.pathname);
+    if (bare && request.method === "POST") return unbilled(bare[1]!, request, env, ctx);
     return app.fetch(request, env, ctx);
   },
 };

@@ -20,6 +20,8 @@ export interface Draft {
   idempotencyKey?: string;
   /** Groups the requests that share an idempotency key (one logical call). */
   group?: string;
+  /** A crash call's unique prompt: its entry is found by it, since no X-Request-Id came back. */
+  probe?: string;
 }
 
 export interface Exchange extends Omit<Draft, "body"> {

@@ -15,6 +15,8 @@ export interface UsageRow {
   credits_refunded: number;
   request_id: string;
   key_prefix: string;
+  prompt: string;
+  interrupted: number;
 }
 
 export interface AccountLine {
@@ -33,11 +35,17 @@ export interface Reconciliation {
   accounts: AccountLine[];
   /** Answers whose entries were matched by request id. */
   matched: number;
+  /** Calls cut off by a crash whose entries say interrupted, refunded. */
+  interrupted: number;
 }
 
 const IDEMPOTENCY_ANSWERS = new Set(["idempotency_in_progress", "idempotency_conflict"]);
 
+/** A crash call the kill cut off: it has an entry, found by its prompt (crash.ts). */
+const cutOff = (x: Exchange) => x.kind === "crash" && x.status === 0;
+
 export function expectedEntries(x: Exchange): number {
+  if (cutOff(x)) return 1;
   if (x.status === 0 || x.status === 401 || x.replayed) return 0;
   if (x.status === 404) return 0; // no such route, or no such account: never reached a tool
   if (x.code && IDEMPOTENCY_ANSWERS.has(x.code)) return 0;
@@ -46,7 +54,7 @@ export function expectedEntries(x: Exchange): number {
 }
 
 /** Rows by the request id they belong to: exact, or a batch item's id that extends it. */
-function rowsByExchange(exchanges: Exchange[], rows: UsageRow[]): { byId: Map<string, UsageRow[]>; orphans: UsageRow[] } {
+function rowsByExchange(exchanges: Exchange[], rows: UsageRow[]): { byId: Map<string, UsageRow[]>; byProbe: Map<string, UsageRow[]>; orphans: UsageRow[] } {
   const byId = new Map<string, UsageRow[]>();
   for (const x of exchanges) if (x.requestId) byId.set(x.requestId, []);
   const orphans: UsageRow[] = [];
@@ -58,7 +66,31 @@ function rowsByExchange(exchanges: Exchange[], rows: UsageRow[]): { byId: Map<st
     if (owner) byId.get(owner)!.push(row);
     else orphans.push(row);
   }
-  return { byId, orphans };
+  // A cut-off crash call got no X-Request-Id: its entry is the one carrying its unique prompt.
+  const byProbe = new Map(exchanges.filter(cutOff).map((x) => [x.probe!, [] as UsageRow[]]));
+  const unclaimed = orphans.filter((row) => {
+    const mine = byProbe.get(row.prompt);
+    mine?.push(row);
+    return !mine;
+  });
+  return { byId, byProbe, orphans: unclaimed };
+}
+
+/**
+ * A call the crash cut off: one entry, and either interrupted (status 500, every credit given
+ * back: the client never got an answer) or, when it settled in the instant before the kill, an
+ * ordinary entry. Returns whether it was interrupted.
+ */
+function checkCutOff(x: Exchange, rows: UsageRow[], problems: string[]): boolean {
+  if (rows.length !== 1) {
+    problems.push(`${describe(x)}: a call cut off by the crash has ${rows.length} log entries, expected 1`);
+    return false;
+  }
+  const row = rows[0]!;
+  if (row.interrupted !== 1) return false;
+  if (row.status_code !== 500) problems.push(`${describe(x)}: interrupted entry with status ${row.status_code}, expected 500`);
+  if (row.credits_refunded !== row.credits_deducted) problems.push(`${describe(x)}: interrupted, but ${row.credits_deducted - row.credits_refunded} credits kept`);
+  return true;
 }
 
 const net = (rows: UsageRow[]) => rows.reduce((sum, row) => sum + row.credits_deducted - row.credits_refunded, 0);
@@ -140,15 +172,21 @@ export function reconcile(
 ): Reconciliation {
   const problems: string[] = [];
   for (const x of exchanges) {
-    if (x.status === 0 || x.failure) problems.push(`${describe(x)}: no usable answer (${x.failure})`);
+    if ((x.status === 0 || x.failure) && !cutOff(x)) problems.push(`${describe(x)}: no usable answer (${x.failure})`);
+    if (x.kind === "crash-retry" && (x.replayed || x.status === 409 || x.status === 0)) {
+      problems.push(`${describe(x)}: the Idempotency-Key of an interrupted call was not released (a retry must run)`);
+    }
     if (x.lowestCredits !== undefined && x.lowestCredits < 0) problems.push(`${describe(x)}: reported a negative balance ${x.lowestCredits}`);
     // Every key of the run is valid and every route exists (the probe asks whether batch does).
     if (x.status === 401 || (x.status === 404 && x.kind !== "probe")) problems.push(`${describe(x)}: unexpected ${x.status}`);
   }
-  const { byId, orphans } = rowsByExchange(exchanges, rows);
+  const { byId, byProbe, orphans } = rowsByExchange(exchanges, rows);
   for (const row of orphans) problems.push(`log entry ${row.request_id} (${row.tool}, ${row.status_code}) belongs to no answer this run received`);
+  for (const row of rows) if (row.interrupted === 1 && !byProbe.has(row.prompt)) problems.push(`log entry ${row.request_id}: interrupted, but no call was cut off`);
   let matched = 0;
+  let interrupted = 0;
   for (const x of exchanges) {
+    if (cutOff(x) && checkCutOff(x, byProbe.get(x.probe!) ?? [], problems)) interrupted++;
     if (x.status === 0) continue;
     if (!x.requestId) {
       problems.push(`${describe(x)}: no X-Request-Id`);
@@ -182,5 +220,5 @@ export function reconcile(
     if (line.entries !== line.expectedEntries) problems.push(`${label}: ${line.entries} log entries, the answers call for ${line.expectedEntries}`);
     return line;
   });
-  return { problems, accounts: lines, matched };
+  return { problems, accounts: lines, matched, interrupted };
 }

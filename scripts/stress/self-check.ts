@@ -78,6 +78,18 @@ const CORRUPTIONS: Array<[name: string, corrupt: (d: Data) => boolean]> = [
     d.rows.push({ ...charged, request_id: x.requestId!, key_prefix: x.key.prefix });
     return true;
   }],
+  ["an interrupted call that kept its credits", (d) => {
+    const row = d.rows.find((r) => r.interrupted === 1 && r.credits_refunded > 0);
+    if (!row) return false;
+    row.credits_refunded = 0;
+    return true;
+  }],
+  ["a call cut off by the crash with no entry", (d) => {
+    const at = d.rows.findIndex((r) => r.interrupted === 1);
+    if (at < 0) return false;
+    d.rows.splice(at, 1);
+    return true;
+  }],
 ];
 
 export interface SelfCheck {

@@ -27,6 +27,8 @@ export interface WorkerOptions {
   /** The fake upstream's origin, e.g. "http://127.0.0.1:41234". */
   upstreamOrigin: string;
   upstreamTimeoutMs: number;
+  /** HOLD_MARGIN_MS: short, so a crash's interrupted calls settle within seconds of a restart. */
+  holdMarginMs?: number;
   adminToken: string;
   models: ModelRow[];
   log: (line: string) => void;
@@ -34,7 +36,12 @@ export interface WorkerOptions {
 
 export interface StressWorker {
   baseUrl: string;
+  /** The running wrangler dev; a new one after each restart. */
   group: ChildGroup;
+  /** Kills the whole process group at once (SIGKILL), as a crash would; the state directory stays. */
+  crash(): Promise<void>;
+  /** Starts wrangler dev again on the same port and the same state, and waits until it serves. */
+  restart(): Promise<void>;
   /** Rows of a read-only query on the worker's local D1 (run after the worker stopped). */
   query<Row>(sql: string): Promise<Row[]>;
   stop(): Promise<void>;
@@ -97,29 +104,39 @@ export async function startWorker(options: WorkerOptions): Promise<StressWorker>
     ADMIN_TOKEN: options.adminToken,
     PUBLIC_BASE_URL: baseUrl,
     UPSTREAM_TIMEOUT_MS: String(options.upstreamTimeoutMs),
+    // A call whose worker died is settled (refunded, logged as interrupted) this long after its limit.
+    HOLD_MARGIN_MS: String(options.holdMarginMs ?? 2_000),
     OPENAI_BASE_URL: upstream.OPENAI_BASE_URL,
     OPENAI_API_KEY: FAKE_OPENAI_KEY,
     REPLICATE_BASE_URL: upstream.REPLICATE_BASE_URL,
     REPLICATE_API_TOKEN: FAKE_REPLICATE_TOKEN,
   };
-  log(`starting wrangler dev on ${baseUrl}`);
-  const group = new ChildGroup(`wrangler dev (${label})`, "wrangler", [
-    "dev", "--config", CONFIG, "--no-bundle", path.join(bundle, "index.js"), "--persist-to", persistTo,
-    "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort), "--show-interactive-dev-session=false",
-    ...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
-  ], offlineEnv());
-  if (!(await waitUntilServing(`${baseUrl}/v1`, group, STEP_TIMEOUT_MS))) {
-    await group.stop();
-    throw new Error(`the worker did not start:\n${group.tail()}`);
-  }
-  return {
+  const launch = async (): Promise<ChildGroup> => {
+    log(`starting wrangler dev on ${baseUrl}`);
+    const group = new ChildGroup(`wrangler dev (${label})`, "wrangler", [
+      "dev", "--config", CONFIG, "--no-bundle", path.join(bundle, "index.js"), "--persist-to", persistTo,
+      "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort), "--show-interactive-dev-session=false",
+      ...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
+    ], offlineEnv());
+    if (!(await waitUntilServing(`${baseUrl}/v1`, group, STEP_TIMEOUT_MS))) {
+      await group.stop();
+      throw new Error(`the worker did not start:\n${group.tail()}`);
+    }
+    return group;
+  };
+  const worker: StressWorker = {
     baseUrl,
-    group,
-    stop: () => group.stop(),
+    group: await launch(),
+    stop: () => worker.group.stop(),
+    crash: () => worker.group.kill(),
+    async restart() {
+      worker.group = await launch();
+    },
     async query<Row>(sql: string): Promise<Row[]> {
       const out = await capture(["d1", "execute", "DB", "--local", "--config", CONFIG, "--persist-to", persistTo, "--json", "--command", sql], STEP_TIMEOUT_MS);
       const parsed = JSON.parse(out) as Array<{ results: Row[] }>;
       return parsed.flatMap((statement) => statement.results);
     },
   };
+  return worker;
 }

@@ -1,16 +1,18 @@
-import type { WindowState } from "../../durable-objects/account-ledger";
+import type { HoldRequest, ReserveOutcome, SettleOutcome, WindowState } from "../../durable-objects/account-ledger";
 import { ledgerOf } from "../accounts/ledger";
 import type { ApiKeyRecord } from "../accounts/repository";
-import { isAuthRefusal } from "../auth/refusals";
 import { ERROR_CATALOG, PixelgateError } from "../errors";
 import { refusalOf } from "../http/rate-limit";
 import type { AnyTool, CallSummary, ToolContext } from "../tools/types";
-import { recordUsage } from "../usage/log";
+import { entryIdOf, type EntryDraft } from "../usage/log";
 
-// The one path every billed call walks, whatever the surface (architecture.md):
-//   prepare (validate input, load images, safety) -> reserve (window + credits, atomic)
-//   -> run -> refund if the failure was not ours to charge for -> log -> result.
-// Nothing is taken before the reservation; every call that passed authentication is logged.
+// The one path every billed call walks, whatever the surface:
+//   prepare (validate input, load images, safety) -> reserve (window + credits + hold, one
+//   ledger step) -> run -> settle (refund if the failure was not ours to charge for + log
+//   entry, one ledger step) -> result.
+// Nothing is taken before the reservation. Every call that passed authentication gets exactly
+// one usage-log entry, and the ledger writes it: when it refuses the reservation, when the call
+// settles, or, for a call refused before the charge, in the step that counts its request.
 // A batch walks the same steps with one reservation for all its items (billing/batch.ts).
 
 export interface BilledCall {
@@ -37,8 +39,8 @@ export interface PreparedCall {
   call: BilledCall;
   prepared: unknown;
   price: number;
-  summary: CallSummary;
-  startedAt: number;
+  /** Its usage-log entry, as far as it is known before the call runs. */
+  entry: EntryDraft;
 }
 
 /** How a call that ran after its reservation ended. */
@@ -48,7 +50,7 @@ export type Settled =
 
 /**
  * Failures after the charge that are refunded: the provider's (502) and the input's (4xx, e.g.
- * an image that only fails at full decode). A 500 is ours and, as the spec states, not refunded.
+ * an image that only fails at full decode). A 500 is ours and is not refunded.
  */
 export function isRefundable(error: unknown): boolean {
   return error instanceof PixelgateError && ERROR_CATALOG[error.code].status !== 500;
@@ -66,103 +68,110 @@ export function summaryOf(tool: AnyTool, input: unknown, prepared?: unknown): Ca
   }
 }
 
-export interface LogEntry {
-  tool: string;
-  statusCode: number;
-  summary: CallSummary;
-  charged: number;
-  refunded: number;
-  startedAt: number;
+/** The usage-log entry of a request (or of one batch item), before its outcome is known. */
+export function entryDraftOf(
+  call: Pick<BilledCall, "ctx" | "key">,
+  tool: string,
+  summary: CallSummary,
+  item?: number,
+): EntryDraft {
+  const { ctx } = call;
+  return {
+    id: entryIdOf(ctx.requestId, item),
+    requestId: ctx.requestId,
+    keyPrefix: call.key.prefix,
+    tool,
+    source: ctx.source,
+    model: summary.model,
+    prompt: summary.prompt,
+    startedAt: ctx.startedAt,
+  };
 }
 
-export async function logCall(call: Pick<BilledCall, "ctx" | "key">, entry: LogEntry): Promise<void> {
-  await recordUsage(call.ctx.env.DB, {
-    accountId: call.ctx.account.id,
-    keyPrefix: call.key.prefix,
-    requestId: call.ctx.requestId,
-    tool: entry.tool,
-    source: call.ctx.source,
-    model: entry.summary.model,
-    prompt: entry.summary.prompt,
-    statusCode: entry.statusCode,
-    latencyMs: Date.now() - entry.startedAt,
-    creditsDeducted: entry.charged,
-    creditsRefunded: entry.refunded,
-  });
+export function holdOf(ready: PreparedCall): HoldRequest {
+  return { ...ready.entry, credits: ready.price, idempotency: ready.call.ctx.idempotency ?? null };
+}
+
+/** The ledger's answer as the surface sees it: the window noted, a refusal thrown. */
+export function acceptedOrThrow(call: Pick<BilledCall, "onWindow">, outcome: ReserveOutcome): number {
+  call.onWindow?.(outcome.window);
+  const refusal = refusalOf(outcome);
+  if (refusal) throw refusal;
+  return outcome.balance;
 }
 
 /**
  * A request refused before it could reserve (bad body, failed validation): it still counts
- * toward the key's window and is logged, at no charge. Returns the error to answer with: the
- * original one, or a 429 when the window was already full.
+ * toward the key's window and the ledger logs it, at no charge, in the same step. Returns the
+ * error to answer with: the original one, or a 429 when the window was already full.
  */
-export async function rejectRequest(
-  call: Pick<BilledCall, "ctx" | "key" | "onWindow">,
-  error: unknown,
-  entry: { tool: string; summary: CallSummary },
-  startedAt = Date.now(),
-): Promise<unknown> {
-  const outcome = await ledgerOf(call.ctx.env, call.ctx.account.id).reserve({ keyId: call.key.id, slots: 1, credits: 0 });
+export async function rejectRequest(call: Pick<BilledCall, "ctx" | "key" | "onWindow">, error: unknown, entry: EntryDraft): Promise<unknown> {
+  const outcome = await ledgerOf(call.ctx.env, call.ctx.account.id).reserve({
+    keyId: call.key.id,
+    slots: 1,
+    credits: 0,
+    usage: { holds: [], refused: [{ ...entry, statusCode: statusOf(error) }], onRefusal: entry },
+  });
   call.onWindow?.(outcome.window);
-  const answer = refusalOf(outcome) ?? error;
-  if (!isAuthRefusal(answer)) await logCall(call, { ...entry, statusCode: statusOf(answer), charged: 0, refunded: 0, startedAt });
-  return answer;
+  return refusalOf(outcome) ?? error;
 }
 
-export function rejectCall(call: BilledCall, error: unknown, startedAt = Date.now()): Promise<unknown> {
-  return rejectRequest(call, error, { tool: call.tool.name, summary: summaryOf(call.tool, call.input) }, startedAt);
+export function rejectCall(call: BilledCall, error: unknown): Promise<unknown> {
+  return rejectRequest(call, error, entryDraftOf(call, call.tool.name, summaryOf(call.tool, call.input)));
 }
 
 /** Everything before the charge. Throws what prepare() throws; nothing is logged here. */
-export async function prepareCall(call: BilledCall, startedAt = Date.now()): Promise<PreparedCall> {
+export async function prepareCall(call: BilledCall, item?: number): Promise<PreparedCall> {
   const prepared = await call.tool.prepare(call.input, call.ctx);
-  return { call, prepared, price: call.tool.price(prepared), summary: summaryOf(call.tool, call.input, prepared), startedAt };
+  const entry = entryDraftOf(call, call.tool.name, summaryOf(call.tool, call.input, prepared), item);
+  return { call, prepared, price: call.tool.price(prepared), entry };
 }
 
 /**
- * Runs a call whose credits were reserved: the tool's work, the refund its outcome calls for,
- * the log entry. `balance` is the balance right after the reservation.
+ * Runs a call whose credits were reserved and settles its hold: the refund its outcome calls
+ * for and its log entry, in one ledger step. `balance` is the balance right after the reservation.
  */
-export async function executeCall(call: PreparedCall, balance: number): Promise<Settled> {
-  const { tool, ctx } = call.call;
+export async function executeCall(ready: PreparedCall, balance: number): Promise<Settled> {
+  const { tool, ctx } = ready.call;
   const ledger = ledgerOf(ctx.env, ctx.account.id);
-  const entry = { tool: tool.name, summary: call.summary, charged: call.price, startedAt: call.startedAt };
+  const settle = (statusCode: number, refundCredits: number) =>
+    ledger.settle(ready.entry.id, { statusCode, refundCredits, latencyMs: Date.now() - ready.entry.startedAt });
   try {
-    const output = await tool.run(call.prepared, ctx);
-    const refunded = Math.min(call.price, Math.max(0, output.refundCredits ?? 0));
-    const after = refunded > 0 ? await ledger.refund(refunded) : balance;
-    await logCall(call.call, { ...entry, statusCode: 200, refunded });
-    const result = { message: output.message, deductedCredits: call.price - refunded, userCredits: after, result: output.result };
-    return { ok: true, output: result, charged: call.price, refunded };
+    const output = await tool.run(ready.prepared, ctx);
+    const { refunded, balance: after } = refundedBy(await settle(200, output.refundCredits ?? 0), ready.price);
+    const userCredits = refunded > 0 ? after : balance;
+    const result = { message: output.message, deductedCredits: ready.price - refunded, userCredits, result: output.result };
+    return { ok: true, output: result, charged: ready.price, refunded };
   } catch (error) {
-    const refunded = isRefundable(error) && call.price > 0 ? call.price : 0;
-    if (refunded > 0) await ledger.refund(refunded);
-    await logCall(call.call, { ...entry, statusCode: statusOf(error), refunded });
-    return { ok: false, error, charged: call.price, refunded };
+    const { refunded } = refundedBy(await settle(statusOf(error), isRefundable(error) ? ready.price : 0), ready.price);
+    return { ok: false, error, charged: ready.price, refunded };
   }
 }
 
+/**
+ * A hold already settled when the call came to settle it was taken by the ledger's alarm: the
+ * call outlived its deadline, was logged as interrupted and given back whole. Say so truthfully.
+ */
+function refundedBy(outcome: SettleOutcome, price: number): { refunded: number; balance: number } {
+  return { refunded: outcome.settled ? outcome.refunded : price, balance: outcome.balance };
+}
+
 export async function runBilledCall(call: BilledCall): Promise<BilledResult> {
-  const startedAt = Date.now();
   let ready: PreparedCall;
   try {
-    ready = await prepareCall(call, startedAt);
+    ready = await prepareCall(call);
   } catch (error) {
-    throw await rejectCall(call, error, startedAt);
+    throw await rejectCall(call, error);
   }
-
-  const outcome = await ledgerOf(call.ctx.env, call.ctx.account.id).reserve({ keyId: call.key.id, slots: 1, credits: ready.price });
-  call.onWindow?.(outcome.window);
-  const refusal = refusalOf(outcome);
-  if (refusal) {
-    // A key revoked (or an account deleted) since it was cached never passed authentication.
-    if (!isAuthRefusal(refusal)) {
-      await logCall(call, { tool: call.tool.name, statusCode: statusOf(refusal), summary: ready.summary, charged: 0, refunded: 0, startedAt });
-    }
-    throw refusal;
-  }
+  const outcome = await ledgerOf(call.ctx.env, call.ctx.account.id).reserve({
+    keyId: call.key.id,
+    slots: 1,
+    credits: ready.price,
+    usage: { holds: [holdOf(ready)], refused: [], onRefusal: ready.entry },
+  });
+  const balance = acceptedOrThrow(call, outcome);
   call.onCharged?.();
-  const settled = await executeCall(ready, outcome.balance);
+  const settled = await executeCall(ready, balance);
   if (!settled.ok) throw settled.error;
   return settled.output;
 }

@@ -86,6 +86,7 @@ async function runIdempotently(c: Context<AppEnv>, next: Next, idempotencyKey: s
     throw new PixelgateError("internal_error", "The stored answer for this Idempotency-Key is no longer available; use a new key.");
   }
 
+  c.set("idempotency", { key: idempotencyKey, fingerprint });
   let charged = false;
   try {
     await next();

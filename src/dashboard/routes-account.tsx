@@ -61,7 +61,7 @@ export const accountPages = new Hono<AppEnv>()
     const who = await signedIn(c);
     if (who instanceof Response) return who;
     const filters = filtersOf(c.req.query());
-    const usage = await usagePage(c.env.DB, who.session.account.id, filters, Number(c.req.query("page") ?? 1));
+    const usage = await usagePage(c.env, who.session.account.id, filters, Number(c.req.query("page") ?? 1));
     return render(c, <UsagePage viewer={who.viewer} filters={filters} usage={usage} />);
   })
   .get("/usage.csv", async (c) => {

@@ -1,5 +1,8 @@
 import { TOOLS } from "../tools/registry";
-import { usageEntryOf, USAGE_SOURCES, type UsageEntry, type UsageLogRow, type UsageSource } from "../usage/log";
+import { ledgerOf } from "../accounts/ledger";
+import type { Env } from "../env";
+import { usageDatabaseFor } from "../usage/database";
+import { newestFirst, recordOfRow, usageEntryOf, USAGE_SOURCES, type UsageEntry, type UsageLogRow, type UsageRecord, type UsageSource } from "../usage/log";
 
 // The usage log as the dashboard reads it: filtered by tool, status, source and date (UTC
 // days), paged, exported as CSV, and summed per day for the spend chart. /v1/usage stays the
@@ -63,8 +66,8 @@ function whereOf(accountId: string, filters: UsageFilters): { sql: string; param
   return { sql: clauses.join(" AND "), params };
 }
 
-function toUsageRow(row: UsageLogRow): UsageRow {
-  return { ...usageEntryOf(row), statusCode: row.status_code };
+function toUsageRow(record: UsageRecord): UsageRow {
+  return { ...usageEntryOf(record), statusCode: record.statusCode };
 }
 
 export interface UsagePage {
@@ -74,28 +77,53 @@ export interface UsagePage {
   pages: number;
 }
 
-/** One page (1-based; pages past the end show the last one), newest first. */
-export async function usagePage(db: D1Database, accountId: string, filters: UsageFilters, page: number): Promise<UsagePage> {
+/** The same filters, for entries the ledger has not delivered to D1 yet. */
+function matches(record: UsageRecord, filters: UsageFilters): boolean {
+  const status = filters.status;
+  return (
+    (!filters.tool || record.tool === filters.tool) &&
+    (!filters.source || record.source === filters.source) &&
+    (!status || (status === "success" ? record.statusCode < 300 : status === "failed" ? record.statusCode >= 400 : record.statusCode === Number(status))) &&
+    (!filters.from || record.createdAt >= filters.from) &&
+    (!filters.to || record.createdAt < nextDay(filters.to))
+  );
+}
+
+/**
+ * One page (1-based; pages past the end show the last one), newest first. The first page also
+ * shows the calls whose entries are still on their way from the account's ledger to D1 (a second
+ * or so), so a call made a moment ago is there.
+ */
+export async function usagePage(env: Env, accountId: string, filters: UsageFilters, page: number): Promise<UsagePage> {
+  const db = usageDatabaseFor(env, accountId);
   const where = whereOf(accountId, filters);
   const counted = await db.prepare(`SELECT COUNT(*) AS n FROM usage_log WHERE ${where.sql}`).bind(...where.params).first<{ n: number }>();
   const total = counted?.n ?? 0;
   const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
   const current = Math.min(Math.max(1, Number.isSafeInteger(page) ? page : 1), pages);
   const { results } = await db
-    .prepare(`SELECT * FROM usage_log WHERE ${where.sql} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`)
+    .prepare(`SELECT * FROM usage_log WHERE ${where.sql} ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?`)
     .bind(...where.params, PAGE_SIZE, (current - 1) * PAGE_SIZE)
     .all<UsageLogRow>();
-  return { rows: results.map(toUsageRow), total, page: current, pages };
+  let records = results.map(recordOfRow);
+  let undelivered = 0;
+  if (current === 1) {
+    const known = new Set(records.map((record) => record.id));
+    const fresh = (await ledgerOf(env, accountId).undeliveredUsage(PAGE_SIZE)).filter((record) => !known.has(record.id) && matches(record, filters));
+    undelivered = fresh.length;
+    records = [...fresh, ...records].sort(newestFirst).slice(0, PAGE_SIZE);
+  }
+  return { rows: records.map(toUsageRow), total: total + undelivered, page: current, pages };
 }
 
 /** Every matching entry, newest first, up to CSV_MAX_ROWS. */
 export async function usageForExport(db: D1Database, accountId: string, filters: UsageFilters): Promise<UsageRow[]> {
   const where = whereOf(accountId, filters);
   const { results } = await db
-    .prepare(`SELECT * FROM usage_log WHERE ${where.sql} ORDER BY created_at DESC, rowid DESC LIMIT ?`)
+    .prepare(`SELECT * FROM usage_log WHERE ${where.sql} ORDER BY created_at DESC, seq DESC LIMIT ?`)
     .bind(...where.params, CSV_MAX_ROWS)
     .all<UsageLogRow>();
-  return results.map(toUsageRow);
+  return results.map((row) => toUsageRow(recordOfRow(row)));
 }
 
 export interface DailySpend {

@@ -15,6 +15,7 @@ export function toolContext(c: Context<AppEnv>, family: Family, account: Account
     source,
     baseUrl: publicBaseUrl(c),
     startedAt: Date.now(),
+    idempotency: c.var.idempotency,
     waitUntil: (work) => c.executionCtx.waitUntil(work),
   };
 }

@@ -1,6 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ledgerOf } from "../accounts/ledger";
-import { BATCH_LOG_TOOL, runBatch } from "../billing/batch";
+import { batchEntryDraft, runBatch } from "../billing/batch";
 import { BatchRequest, batchResponseBody, toolsOf } from "../billing/batch-request";
 import { rejectCall, rejectRequest, runBilledCall, type BilledCall } from "../billing/billed-call";
 import { refusalOf } from "../http/rate-limit";
@@ -51,7 +51,7 @@ export async function callAccountTool(name: "get_user_info" | "list_models", cal
 
 export async function callMulticall(args: Record<string, unknown>, caller: McpCaller): Promise<CallToolResult> {
   const batch = { ctx: { ...caller.ctx, startedAt: Date.now() }, key: caller.key };
-  const refuse = async (error: unknown) => errorToolResult(session(caller), await rejectRequest(batch, error, { tool: BATCH_LOG_TOOL, summary: { model: "", prompt: "" } }));
+  const refuse = async (error: unknown) => errorToolResult(session(caller), await rejectRequest(batch, error, batchEntryDraft(batch)));
   const parsed = BatchRequest.safeParse(args);
   if (!parsed.success) return refuse(validationError({ success: false, error: parsed.error, data: args }));
   let tools: AnyTool[];

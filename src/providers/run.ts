@@ -4,14 +4,13 @@ import { PixelgateError } from "../errors";
 import type { Model } from "../models/catalog";
 import { sanitizeSvg } from "../svg/sanitize";
 import { providerOf } from "./registry";
+import { upstreamTimeoutOf } from "./timeout";
 import type { ProviderOutput, ProviderTask } from "./types";
 
 // Calling a model: the adapter chosen by the row, under the upstream time limit, and its answer
 // turned into something the tools can store. What an upstream sends is checked here, once: an
 // image must really be one, SVG is sanitised. Anything unusable is the provider's failure
 // (502, refunded), not ours.
-
-export const DEFAULT_UPSTREAM_TIMEOUT_MS = 60_000;
 
 export interface ImageOutput {
   kind: "image";
@@ -23,11 +22,6 @@ export interface ImageOutput {
 }
 
 export type ModelOutput = ImageOutput | { kind: "svg"; markup: string; costUsd?: number };
-
-function timeoutOf(env: Env): number {
-  const configured = Number(env.UPSTREAM_TIMEOUT_MS);
-  return Number.isFinite(configured) && configured > 0 ? configured : DEFAULT_UPSTREAM_TIMEOUT_MS;
-}
 
 /** The pre-charge check of the model's provider (free 4xx). */
 export function checkTask(task: ProviderTask, model: Model): void {
@@ -60,7 +54,7 @@ function runLocally(env: Env, model: Model, task: ProviderTask): Promise<Provide
 }
 
 async function runUpstream({ env, waitUntil }: ModelCaller, model: Model, task: ProviderTask): Promise<ProviderOutput> {
-  const timeoutMs = timeoutOf(env);
+  const timeoutMs = upstreamTimeoutOf(env);
   const timedOut = new PixelgateError("upstream_timeout", `${model.name} did not answer within ${timeoutMs / 1000} s.`);
   const deadline = new AbortController();
   const expired = new Promise<never>((_, reject) => {

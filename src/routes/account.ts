@@ -1,7 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { requireKey } from "../auth/authenticate";
 import { newRouter } from "../http/router";
-import { listUsage, USAGE_PAGE } from "../usage/log";
+import { USAGE_PAGE } from "../usage/log";
+import { listUsage } from "../usage/read";
 import { API_KEY_SECURITY, AUTH_ERRORS, errorResponses, jsonOk } from "../schemas/common";
 import { UsageEntrySchema, User, UserData, userDataOf, userOf } from "../schemas/resources";
 
@@ -69,7 +70,7 @@ export const accountRoutes = newRouter()
   })
   .openapi(usage, async (c) => {
     const { limit = USAGE_PAGE.default } = c.req.valid("query");
-    const logs = await listUsage(c.env.DB, c.var.caller.account.id, limit);
+    const logs = await listUsage(c.env, c.var.caller.account.id, limit);
     return c.json({ success: true as const, count: logs.length, logs }, 200);
   })
   .openapi(userData, (c) => {

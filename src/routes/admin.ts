@@ -70,13 +70,20 @@ const createAccountRoute = adminRoute({
   },
 });
 
+const LedgerBacklog = z
+  .object({
+    openHolds: z.number().int().openapi({ description: "Calls charged and still running (or lost, until their deadline settles them)." }),
+    undeliveredEntries: z.number().int().openapi({ description: "Usage-log entries written by the ledger and not yet confirmed in D1." }),
+  })
+  .openapi("LedgerBacklog");
+
 const getAccountRoute = adminRoute({
   method: "get",
   path: "/admin/v1/accounts/{id}",
   summary: "An account with its keys",
   request: { params: AccountId },
   responses: {
-    200: jsonOk(z.object({ success: z.literal(true), account: User.extend({ keys: z.array(KeySummary) }) }), "The account.", false),
+    200: jsonOk(z.object({ success: z.literal(true), account: User.extend({ keys: z.array(KeySummary), ledger: LedgerBacklog }) }), "The account.", false),
     ...errorResponses("not_found", ...ADMIN_ERRORS),
   },
 });
@@ -185,8 +192,9 @@ export const adminRoutes = newRouter()
   })
   .openapi(getAccountRoute, async (c) => {
     const account = await existingAccount(c.env.DB, c.req.valid("param").id);
-    const [{ balance }, keys] = await Promise.all([ledgerOf(c.env, account.id).snapshot(), listApiKeys(c.env.DB, account.id)]);
-    return c.json({ success: true as const, account: { ...userOf(account, balance), keys: keys.map(keySummary) } }, 200);
+    const ledger = ledgerOf(c.env, account.id);
+    const [{ balance }, backlog, keys] = await Promise.all([ledger.snapshot(), ledger.backlog(), listApiKeys(c.env.DB, account.id)]);
+    return c.json({ success: true as const, account: { ...userOf(account, balance), keys: keys.map(keySummary), ledger: backlog } }, 200);
   })
   .openapi(deleteAccountRoute, async (c) => {
     const { id } = c.req.valid("param");

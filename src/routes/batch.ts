@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { requireKey } from "../auth/authenticate";
-import { BATCH_LOG_TOOL, MAX_BATCH_ITEMS, runBatch, type BatchCall } from "../billing/batch";
+import { batchEntryDraft, MAX_BATCH_ITEMS, runBatch, type BatchCall } from "../billing/batch";
 import { BatchRequest, batchResponseBody, toolsOf } from "../billing/batch-request";
 import { rejectRequest } from "../billing/billed-call";
 import { idempotent } from "../billing/idempotency";
@@ -54,7 +54,8 @@ function batchCallOf(c: Context<AppEnv>, family: Family): Omit<BatchCall, "items
 
 /** A batch refused as a whole before reserving: one slot, one "batch" log entry, free. */
 async function refuseWhole(c: Context<AppEnv>, family: Family, error: unknown): Promise<never> {
-  throw await rejectRequest(batchCallOf(c, family), error, { tool: BATCH_LOG_TOOL, summary: { model: "", prompt: "" } });
+  const batch = batchCallOf(c, family);
+  throw await rejectRequest(batch, error, batchEntryDraft(batch));
 }
 
 function mountBatch(app: OpenAPIHono<AppEnv>, family: Family): void {

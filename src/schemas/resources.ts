@@ -66,6 +66,9 @@ export const UsageEntrySchema = z
     latency: z.string().openapi({ example: "1.20s" }),
     creditsDeducted: z.number().int(),
     creditsRefunded: z.number().int(),
+    interrupted: z.boolean().openapi({
+      description: "True when the service lost the call before answering it (status 500): the credits were given back in full and an Idempotency-Key it carried was released.",
+    }),
     tool: z.string(),
     source: z.enum(USAGE_SOURCES),
     keyPrefix: z.string(),

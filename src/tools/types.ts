@@ -20,6 +20,8 @@ export interface ToolContext {
   baseUrl: string;
   /** When the request arrived: results report the wall-clock latency from here. */
   startedAt: number;
+  /** The Idempotency-Key the request runs under, if any: the ledger releases it if the call is interrupted. */
+  idempotency?: { key: string; fingerprint: string };
   /** Keeps the isolate running for work that outlives the answer (cancelling an upstream job). */
   waitUntil: (work: Promise<unknown>) => void;
 }

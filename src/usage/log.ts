@@ -1,28 +1,45 @@
-import { randomBase62 } from "../auth/keys";
-
-// The usage log: one row per image-operation request that passed authentication.
+// The usage log: one entry per image-operation request that passed authentication (a batch
+// writes one per item), failures included.
+//
+// An entry is born in the account's ledger (durable-objects/account-ledger.ts), in the same
+// step as the credit movement it records, and travels from the ledger's outbox to D1 through a
+// queue (usage/delivery.ts). D1 is the log that /v1/usage and the dashboard read; entries the
+// ledger has not yet delivered are merged in (listUsage), so a call's entry is visible at once.
 
 export const USAGE_SOURCES = ["rest", "mcp", "cli"] as const;
 export type UsageSource = (typeof USAGE_SOURCES)[number];
 
 export const USAGE_PAGE = { default: 20, max: 100 } as const;
 
-export interface UsageRecord {
-  accountId: string;
-  keyPrefix: string;
+/** What the worker tells the ledger about a call before it is settled. */
+export interface EntryDraft {
+  /** The entry's id: one per request, or per batch item (entryIdOf). */
+  id: string;
   requestId: string;
+  keyPrefix: string;
   tool: string;
   source: UsageSource;
   model: string;
   prompt: string;
+  /** When the request arrived (ms since the epoch). */
+  startedAt: number;
+}
+
+/** A settled entry, as the ledger writes it and D1 stores it. */
+export interface UsageRecord extends Omit<EntryDraft, "startedAt"> {
+  accountId: string;
+  /** The entry's position in its account's ledger: orders entries of the same millisecond. */
+  seq: number;
   statusCode: number;
   latencyMs: number;
   creditsDeducted: number;
-  creditsRefunded?: number;
-  createdAt?: string;
+  creditsRefunded: number;
+  /** The worker died before answering; the ledger's alarm settled the call and refunded it. */
+  interrupted: boolean;
+  createdAt: string;
 }
 
-/** A log entry as the API shows it (spec 2.3 plus the fields from decisions). */
+/** A log entry as the API shows it: the documented fields plus tool, source, key and request. */
 export interface UsageEntry {
   id: string;
   model: string;
@@ -31,6 +48,7 @@ export interface UsageEntry {
   latency: string;
   creditsDeducted: number;
   creditsRefunded: number;
+  interrupted: boolean;
   tool: string;
   source: UsageSource;
   keyPrefix: string;
@@ -41,6 +59,8 @@ export interface UsageEntry {
 /** A usage_log row as D1 returns it. */
 export interface UsageLogRow {
   id: string;
+  account_id: string;
+  seq: number;
   key_prefix: string;
   request_id: string;
   tool: string;
@@ -51,63 +71,60 @@ export interface UsageLogRow {
   latency_ms: number;
   credits_deducted: number;
   credits_refunded: number;
+  interrupted: number;
   created_at: string;
+}
+
+/** The id of a request's entry; a batch item's adds its position, so every item settles on its own. */
+export function entryIdOf(requestId: string, item?: number): string {
+  const base = "log_" + requestId.replace(/^req_/, "");
+  return item === undefined ? base : `${base}_${item}`;
 }
 
 const STATUS_TEXT: Record<number, string> = {
   200: "OK", 201: "Created", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 409: "Conflict",
   413: "Payload Too Large", 422: "Unprocessable Entity", 429: "Too Many Requests", 500: "Internal Server Error",
-  502: "Bad Gateway", 504: "Gateway Timeout",
+  502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout",
 };
 
-/** `200 OK`, the form the spec shows. */
+/** `200 OK`, the form the API shows. */
 export function statusLine(code: number): string {
   return `${code} ${STATUS_TEXT[code] ?? ""}`.trim();
 }
 
-/** Seconds with an `s` suffix, as the spec shows latency. */
+/** Seconds with an `s` suffix. */
 export function formatLatency(ms: number): string {
   return `${(ms / 1000).toFixed(2)}s`;
 }
 
-export async function recordUsage(db: D1Database, record: UsageRecord): Promise<string> {
-  const id = "log_" + randomBase62(20);
-  await db
-    .prepare(
-      `INSERT INTO usage_log (id, account_id, key_prefix, request_id, tool, source, model, prompt, status_code,
-                              latency_ms, credits_deducted, credits_refunded, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .bind(id, record.accountId, record.keyPrefix, record.requestId, record.tool, record.source, record.model,
-      record.prompt, record.statusCode, Math.round(record.latencyMs), record.creditsDeducted,
-      record.creditsRefunded ?? 0, record.createdAt ?? new Date().toISOString())
-    .run();
-  return id;
-}
-
-/** Newest first, at most USAGE_PAGE.max entries whatever is asked. */
-export async function listUsage(db: D1Database, accountId: string, limit: number): Promise<UsageEntry[]> {
-  const capped = Math.min(Math.max(1, Math.trunc(limit)), USAGE_PAGE.max);
-  const { results } = await db
-    .prepare("SELECT * FROM usage_log WHERE account_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?")
-    .bind(accountId, capped)
-    .all<UsageLogRow>();
-  return results.map(usageEntryOf);
-}
-
-export function usageEntryOf(row: UsageLogRow): UsageEntry {
+export function recordOfRow(row: UsageLogRow): UsageRecord {
   return {
-    id: row.id,
-    model: row.model,
-    prompt: row.prompt,
-    status: statusLine(row.status_code),
-    latency: formatLatency(row.latency_ms),
-    creditsDeducted: row.credits_deducted,
-    creditsRefunded: row.credits_refunded,
-    tool: row.tool,
-    source: row.source,
-    keyPrefix: row.key_prefix,
-    requestId: row.request_id,
-    createdAt: row.created_at,
+    id: row.id, accountId: row.account_id, seq: row.seq, requestId: row.request_id, keyPrefix: row.key_prefix,
+    tool: row.tool, source: row.source, model: row.model, prompt: row.prompt, statusCode: row.status_code,
+    latencyMs: row.latency_ms, creditsDeducted: row.credits_deducted, creditsRefunded: row.credits_refunded,
+    interrupted: row.interrupted === 1, createdAt: row.created_at,
   };
+}
+
+export function usageEntryOf(record: UsageRecord): UsageEntry {
+  return {
+    id: record.id,
+    model: record.model,
+    prompt: record.prompt,
+    status: statusLine(record.statusCode),
+    latency: formatLatency(record.latencyMs),
+    creditsDeducted: record.creditsDeducted,
+    creditsRefunded: record.creditsRefunded,
+    interrupted: record.interrupted,
+    tool: record.tool,
+    source: record.source,
+    keyPrefix: record.keyPrefix,
+    requestId: record.requestId,
+    createdAt: record.createdAt,
+  };
+}
+
+/** Newest first: by time, then by the ledger's sequence within the same millisecond. */
+export function newestFirst(a: UsageRecord, b: UsageRecord): number {
+  return a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : b.seq - a.seq;
 }

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { recordUsage, type UsageRecord } from "../../src/usage/log";
+import { recordUsage, type SeededEntry } from "../support/usage-log";
 import { postTool } from "../support/tool-calls";
 import { accountIdOf, signUpIn, TestBrowser, visibleText } from "./support";
 
@@ -14,7 +14,7 @@ function daysAgo(days: number, hour = 12): string {
   return new Date(today - days * DAY_MS + hour * 3_600_000).toISOString();
 }
 
-async function seed(accountId: string, entries: Array<Partial<UsageRecord>>): Promise<void> {
+async function seed(accountId: string, entries: Array<Partial<SeededEntry>>): Promise<void> {
   for (const [i, entry] of entries.entries()) {
     await recordUsage(env.DB, {
       accountId, keyPrefix: "pg_seededKey", requestId: `req_seed_${i}`, tool: "compress_image", source: "rest",

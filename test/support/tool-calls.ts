@@ -53,16 +53,4 @@ export async function balanceOf(accountId: string): Promise<number> {
   return (await env.LEDGER.getByName(accountId).snapshot()).balance;
 }
 
-export interface LogRow {
-  tool: string;
-  source: string;
-  status_code: number;
-  credits_deducted: number;
-  credits_refunded: number;
-  request_id: string;
-}
-
-export async function usageRows(accountId: string): Promise<LogRow[]> {
-  const { results } = await env.DB.prepare("SELECT * FROM usage_log WHERE account_id = ? ORDER BY rowid").bind(accountId).all<LogRow>();
-  return results;
-}
+export { usageRows, type LogRow } from "./usage-log";
