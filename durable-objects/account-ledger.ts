@@ -1,11 +1,14 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../src/env";
 import { upstreamTimeoutOf } from "../src/providers/timeout";
-import type { EntryDraft, UsageRecord } from "../src/usage/log";
-import type { UsageMessage } from "../src/usage/delivery";
+import type { UsageRecord } from "../src/usage/log";
 import { Holds, type Hold } from "./holds";
-import { IdempotencyRecords, type IdempotencyBegin } from "./idempotency-records";
+import { IdempotencyRecords } from "./idempotency-records";
+import type {
+  CallOutcome, GrantOutcome, IdempotencyOutcome, LedgerBacklog, LedgerSnapshot, ReserveOutcome, ReserveRequest, SettleOutcome,
+} from "./ledger-types";
 import { UsageOutbox } from "./usage-outbox";
+import { RESEND_AFTER_MS, UsageSender } from "./usage-sender";
 import { Wakeups } from "./wakeups";
 
 // One AccountLedger per account (addressed by account id): the ledger of record. It owns the
@@ -22,91 +25,16 @@ import { Wakeups } from "./wakeups";
 // an idle object is evicted only after more than 60 s without requests, when its windows are
 // empty anyway. A restart resets them, which can only let a key through early, never refuse it.
 
+export type * from "./ledger-types";
+
 export const WINDOW_MS = 60_000;
 export const WINDOW_LIMIT = 60;
 /** A hold lives for the upstream limit plus this, unless HOLD_MARGIN_MS says otherwise. */
 export const DEFAULT_HOLD_MARGIN_MS = 30_000;
-/** An entry sent but not acknowledged by then is sent again (delivery is at least once). */
-export const RESEND_AFTER_MS = 60_000;
-/** A queue message holds at most 128 KB; entries are sent in messages of at most this much JSON. */
-const MESSAGE_MAX_ENTRIES = 100;
-const MESSAGE_MAX_BYTES = 96_000;
 
 const BALANCE_KEY = "balance";
 const CLOSED_KEY = "closed";
 const REVOKED_KEY_PREFIX = "revoked:";
-
-export interface WindowState {
-  limit: number;
-  remaining: number;
-  /** Whole seconds until the oldest request in the window leaves it (0 when the window is empty). */
-  resetSeconds: number;
-}
-
-export interface LedgerSnapshot {
-  balance: number;
-  window: WindowState;
-}
-
-/** A call about to run: its entry, its price, and the Idempotency-Key it runs under. */
-export interface HoldRequest extends EntryDraft {
-  credits: number;
-  idempotency?: { key: string; fingerprint: string } | null;
-}
-
-/** A call refused before any charge: logged free, with the status it was answered with. */
-export interface RefusedCall extends EntryDraft {
-  statusCode: number;
-}
-
-export interface ReserveRequest {
-  keyId: string;
-  /** Rate-limit slots to take: 1 for a request, one per item for a batch. */
-  slots: number;
-  /** Credits to deduct; 0 for free endpoints. */
-  credits: number;
-  /** How the usage log records this request; free endpoints, which are not logged, leave it out. */
-  usage?: {
-    /** Opened when the reservation goes through: one per call that will run; credits add up to `credits`. */
-    holds: HoldRequest[];
-    /** Logged when the reservation goes through: calls refused before any charge (bad batch items, bad bodies). */
-    refused: RefusedCall[];
-    /** Logged when the ledger itself refuses the request (window full, balance short). */
-    onRefusal: EntryDraft;
-  };
-}
-
-export type ReserveOutcome =
-  | ({ ok: true } & LedgerSnapshot)
-  | ({ ok: false; reason: "key_revoked" } & LedgerSnapshot)
-  | ({ ok: false; reason: "account_closed" } & LedgerSnapshot)
-  | ({ ok: false; reason: "rate_limited"; retryAfterSeconds: number } & LedgerSnapshot)
-  | ({ ok: false; reason: "insufficient_credits"; required: number } & LedgerSnapshot);
-
-/** How a call that ran ended, as its worker reports it. */
-export interface CallOutcome {
-  statusCode: number;
-  /** Credits to give back: all of them for a provider failure, part for a failed paid stage. */
-  refundCredits: number;
-  latencyMs: number;
-}
-
-/** `settled` is false when the hold was already settled (a retry, or the alarm came first). */
-export interface SettleOutcome {
-  settled: boolean;
-  balance: number;
-  refunded: number;
-}
-
-export type IdempotencyOutcome = IdempotencyBegin & { window: WindowState };
-
-export type GrantOutcome = { ok: true; balance: number } | { ok: false; balance: number };
-
-/** What is in flight or undelivered: for the operator and the stress proof. */
-export interface LedgerBacklog {
-  openHolds: number;
-  undeliveredEntries: number;
-}
 
 /** The statuses the ledger's own refusals are answered with (errors.ts says the same). */
 const REFUSAL_STATUS = { rate_limited: 429, insufficient_credits: 400 } as const;
@@ -119,8 +47,7 @@ export class AccountLedger extends DurableObject<Env> {
   private holds: Holds;
   private outbox: UsageOutbox;
   private readonly wakeups = new Wakeups(this.ctx.storage);
-  /** The running delivery of the outbox to the usage queue, if any. */
-  private delivery: Promise<void> | null = null;
+  private readonly usage = new UsageSender(() => this.outbox, this.wakeups, () => this.env.USAGE_QUEUE, this.ctx.id.name ?? "", () => this.now());
   /** When the next idempotency record expires; undefined until the first sweep after a start. */
   private sweepDue: number | null | undefined;
 
@@ -157,7 +84,7 @@ export class AccountLedger extends DurableObject<Env> {
     if (this.closed) return { ok: false, reason: "account_closed", ...this.snapshotOf(window, now) };
     if (this.revoked.has(request.keyId)) return { ok: false, reason: "key_revoked", ...this.snapshotOf(window, now) };
     if (window.length + request.slots > WINDOW_LIMIT) {
-      if (usage) this.writeEntry(usage.onRefusal, { statusCode: REFUSAL_STATUS.rate_limited, charged: 0, refunded: 0 }, now);
+      if (usage) this.usage.write(usage.onRefusal, { statusCode: REFUSAL_STATUS.rate_limited, charged: 0, refunded: 0 });
       const oldestToLeave = window[window.length + request.slots - WINDOW_LIMIT - 1]!;
       return {
         ok: false,
@@ -168,7 +95,7 @@ export class AccountLedger extends DurableObject<Env> {
     }
     for (let i = 0; i < request.slots; i++) window.push(now);
     if (request.credits > this.balance) {
-      if (usage) this.writeEntry(usage.onRefusal, { statusCode: REFUSAL_STATUS.insufficient_credits, charged: 0, refunded: 0 }, now);
+      if (usage) this.usage.write(usage.onRefusal, { statusCode: REFUSAL_STATUS.insufficient_credits, charged: 0, refunded: 0 });
       return { ok: false, reason: "insufficient_credits", required: request.credits, ...this.snapshotOf(window, now) };
     }
     if (request.credits > 0) this.setBalance(this.balance - request.credits);
@@ -179,7 +106,7 @@ export class AccountLedger extends DurableObject<Env> {
         this.holds.open({ draft, credits, deadline, idempotency: idempotency ?? null });
       }
       if (usage.holds.length > 0) this.wakeups.request(deadline);
-      for (const { statusCode, ...draft } of usage.refused) this.writeEntry(draft, { statusCode, charged: 0, refunded: 0 }, now);
+      for (const { statusCode, ...draft } of usage.refused) this.usage.write(draft, { statusCode, charged: 0, refunded: 0 });
     }
     return { ok: true, ...this.snapshotOf(window, now) };
   }
@@ -193,7 +120,7 @@ export class AccountLedger extends DurableObject<Env> {
     if (!hold) return { settled: false, balance: this.balance, refunded: 0 };
     const refunded = Math.min(hold.credits, Math.max(0, Math.trunc(outcome.refundCredits)));
     if (refunded > 0) this.setBalance(this.balance + refunded);
-    this.writeEntry(hold.draft, { statusCode: outcome.statusCode, charged: hold.credits, refunded, latencyMs: outcome.latencyMs }, this.now());
+    this.usage.write(hold.draft, { statusCode: outcome.statusCode, charged: hold.credits, refunded, latencyMs: outcome.latencyMs });
     return { settled: true, balance: this.balance, refunded };
   }
 
@@ -251,14 +178,14 @@ export class AccountLedger extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     this.wakeups.fired();
     const now = this.now();
-    for (const hold of this.holds.takeExpired(now)) this.settleInterrupted(hold, now);
+    for (const hold of this.holds.takeExpired(now)) this.settleInterrupted(hold);
     let expiredBodies: string[] = [];
     if (this.sweepDue === undefined || (this.sweepDue !== null && this.sweepDue <= now)) {
       const swept = this.idempotency.sweep(now);
       expiredBodies = swept.bodyKeys;
       this.sweepDue = swept.nextExpiry;
     }
-    await this.deliver();
+    await this.usage.send();
     const due = this.outbox.nextDue(RESEND_AFTER_MS);
     const next = [this.holds.nextDeadline(), this.sweepDue ?? null, due === null ? null : Math.max(due, this.now() + 1_000)];
     const earliest = Math.min(...next.filter((time): time is number => time !== null));
@@ -290,66 +217,15 @@ export class AccountLedger extends DurableObject<Env> {
    * open). The client never got an answer, so it is not charged: the credits go back, the entry
    * says 500 and interrupted, and the Idempotency-Key is released so a retry runs.
    */
-  private settleInterrupted(hold: Hold, now: number): void {
+  private settleInterrupted(hold: Hold): void {
     if (hold.credits > 0) this.setBalance(this.balance + hold.credits);
-    this.writeEntry(hold.draft, { statusCode: 500, charged: hold.credits, refunded: hold.credits, interrupted: true }, now);
+    this.usage.write(hold.draft, { statusCode: 500, charged: hold.credits, refunded: hold.credits, interrupted: true });
     if (hold.idempotency) this.idempotency.abandon(hold.idempotency.key, hold.idempotency.fingerprint);
-  }
-
-  private writeEntry(
-    draft: EntryDraft,
-    outcome: { statusCode: number; charged: number; refunded: number; latencyMs?: number; interrupted?: boolean },
-    now: number,
-  ): void {
-    const { startedAt, ...described } = draft;
-    this.outbox.append({
-      ...described,
-      accountId: this.accountId(),
-      statusCode: outcome.statusCode,
-      latencyMs: Math.max(0, Math.round(outcome.latencyMs ?? now - startedAt)),
-      creditsDeducted: outcome.charged,
-      creditsRefunded: outcome.refunded,
-      interrupted: outcome.interrupted ?? false,
-      createdAt: new Date(now).toISOString(),
-    });
-    // A safety net for a delivery that never gets acknowledged (a lost send, a crash).
-    this.wakeups.request(now + RESEND_AFTER_MS);
-    void this.deliver();
-  }
-
-  /** Sends the outbox's due entries to the usage queue; one run at a time, which picks up later entries too. */
-  private deliver(): Promise<void> {
-    return (this.delivery ??= this.sendOutbox());
-  }
-
-  private async sendOutbox(): Promise<void> {
-    await undefined; // deliver() records this run before it can end
-    try {
-      for (;;) {
-        const entries = this.outbox.claim(this.now(), RESEND_AFTER_MS, MESSAGE_MAX_ENTRIES, MESSAGE_MAX_BYTES);
-        if (entries.length === 0) return;
-        const message: UsageMessage = { accountId: this.accountId(), entries };
-        try {
-          await this.env.USAGE_QUEUE.send(message);
-        } catch (error) {
-          console.error("usage outbox: sending to the usage queue failed; the alarm retries", error);
-          this.outbox.release(entries.map((entry) => entry.id));
-          this.wakeups.request(this.now() + 5_000);
-          return;
-        }
-      }
-    } finally {
-      this.delivery = null;
-    }
   }
 
   private holdLifetimeMs(): number {
     const margin = Number(this.env.HOLD_MARGIN_MS);
     return upstreamTimeoutOf(this.env) + (Number.isFinite(margin) && margin >= 0 ? margin : DEFAULT_HOLD_MARGIN_MS);
-  }
-
-  private accountId(): string {
-    return this.ctx.id.name ?? "";
   }
 
   private async load(): Promise<void> {

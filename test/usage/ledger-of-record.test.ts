@@ -1,7 +1,8 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { RESEND_AFTER_MS, type AccountLedger, type HoldRequest } from "../../durable-objects/account-ledger";
+import type { AccountLedger, HoldRequest } from "../../durable-objects/account-ledger";
+import { RESEND_AFTER_MS } from "../../durable-objects/usage-sender";
 import type { Env } from "../../src/env";
 import type { EntryDraft } from "../../src/usage/log";
 import { usageDelivered, usageRows } from "../support/usage-log";

@@ -1,0 +1,81 @@
+import type { UsageMessage } from "../src/usage/delivery";
+import type { EntryDraft } from "../src/usage/log";
+import type { UsageOutbox } from "./usage-outbox";
+import type { Wakeups } from "./wakeups";
+
+// Writes the ledger's usage-log entries into its outbox and sends them on to the usage queue.
+// Sending is one run at a time: entries written while a send is in flight go out together with
+// the next one, so a busy ledger sends few, full messages. A send that fails leaves its entries
+// due again; the alarm (a safety net set with every entry) re-sends whatever was not confirmed.
+
+/** An entry sent but not confirmed as written to D1 by then is sent again (delivery is at least once). */
+export const RESEND_AFTER_MS = 60_000;
+/** A queue message holds at most 128 KB: entries go in messages of at most this much JSON. */
+const MESSAGE_MAX_ENTRIES = 100;
+const MESSAGE_MAX_BYTES = 96_000;
+/** After a failed send, try again this soon. */
+const RETRY_AFTER_MS = 5_000;
+
+export interface EntryOutcome {
+  statusCode: number;
+  charged: number;
+  refunded: number;
+  /** Measured by the worker; when absent (the ledger settles the call itself), from the draft's start. */
+  latencyMs?: number;
+  interrupted?: boolean;
+}
+
+export class UsageSender {
+  private sending: Promise<void> | null = null;
+
+  constructor(
+    private readonly outbox: () => UsageOutbox,
+    private readonly wakeups: Wakeups,
+    private readonly queue: () => Queue<UsageMessage>,
+    private readonly accountId: string,
+    private readonly now: () => number,
+  ) {}
+
+  /** Writes the entry (inside the caller's step) and starts sending it. */
+  write(draft: EntryDraft, outcome: EntryOutcome): void {
+    const now = this.now();
+    const { startedAt, ...described } = draft;
+    this.outbox().append({
+      ...described,
+      accountId: this.accountId,
+      statusCode: outcome.statusCode,
+      latencyMs: Math.max(0, Math.round(outcome.latencyMs ?? now - startedAt)),
+      creditsDeducted: outcome.charged,
+      creditsRefunded: outcome.refunded,
+      interrupted: outcome.interrupted ?? false,
+      createdAt: new Date(now).toISOString(),
+    });
+    this.wakeups.request(now + RESEND_AFTER_MS);
+    void this.send();
+  }
+
+  /** Sends every due entry; resolves when the outbox has nothing due left (or a send failed). */
+  send(): Promise<void> {
+    return (this.sending ??= this.sendDue());
+  }
+
+  private async sendDue(): Promise<void> {
+    await undefined; // send() records this run before it can end
+    try {
+      for (;;) {
+        const entries = this.outbox().claim(this.now(), RESEND_AFTER_MS, MESSAGE_MAX_ENTRIES, MESSAGE_MAX_BYTES);
+        if (entries.length === 0) return;
+        try {
+          await this.queue().send({ accountId: this.accountId, entries });
+        } catch (error) {
+          console.error("usage outbox: sending to the usage queue failed; retrying from the alarm", error);
+          this.outbox().release(entries.map((entry) => entry.id));
+          this.wakeups.request(this.now() + RETRY_AFTER_MS);
+          return;
+        }
+      }
+    } finally {
+      this.sending = null;
+    }
+  }
+}
