@@ -1,4 +1,4 @@
-// Idempotency records of one account (decisions "Idempotency"), kept by its AccountLedger so a
+// Idempotency records of one account (see src/billing/idempotency.ts), kept by its AccountLedger so a
 // first request, its concurrent duplicates and later replays are decided one at a time, in the
 // same single-threaded object that takes the credits. Each method is synchronous: no other
 // request of the account can run between reading a record and writing it.

@@ -39,38 +39,29 @@ async function main(): Promise<number> {
   let billed: BilledResult | undefined;
   const loadBefore = os.loadavg();
 
-  console.log("Phase 1: gateway overhead (GET /v1/me vs GET /v1)");
-  try {
+  /** Runs one phase; a failure is reported as BROKEN and the next phase still runs. */
+  async function phase<T>(n: number, title: string, measure: () => Promise<T>): Promise<T | undefined> {
+    if (shuttingDown) return undefined;
+    console.log(`${n > 1 ? "\n" : ""}Phase ${n}: ${title}`);
+    try {
+      return await measure();
+    } catch (err) {
+      problems.push(`phase ${n}: ${describe(err)}`);
+      log(`phase ${n} failed: ${describe(err)}`);
+      return undefined;
+    }
+  }
+  gateway = await phase(1, "gateway overhead (GET /v1/me vs GET /v1)", async () => {
     const server = await acquireGateway(log);
     try {
-      gateway = await measureGateway(server, log);
+      return await measureGateway(server, log);
     } finally {
-      // Stopped before phase 2 so the two workerd instances do not compete for the CPU.
+      // Stopped before the next phase so two workerd instances do not compete for the CPU.
       await server.group?.stop();
     }
-  } catch (err) {
-    problems.push(`phase 1: ${describe(err)}`);
-    log(`phase 1 failed: ${describe(err)}`);
-  }
-
-  if (shuttingDown) return 130;
-  console.log("\nPhase 2: reservations per second on one account's AccountLedger");
-  try {
-    ledger = await measureLedger(log);
-  } catch (err) {
-    problems.push(`phase 2: ${describe(err)}`);
-    log(`phase 2 failed: ${describe(err)}`);
-  }
-
-  if (!shuttingDown) {
-    console.log("Phase 3: billed path overhead (POST /v1/compress vs the same compress unbilled)");
-    try {
-      billed = await measureBilled(log);
-    } catch (err) {
-      problems.push(`phase 3: ${describe(err)}`);
-      log(`phase 3 failed: ${describe(err)}`);
-    }
-  }
+  });
+  ledger = await phase(2, "reservations and settled calls per second on one account's AccountLedger", () => measureLedger(log));
+  billed = await phase(3, "billed path overhead (POST /v1/compress vs the same compress unbilled)", () => measureBilled(log));
 
   if (shuttingDown) return 130;
   const env: Environment = { cpus: os.availableParallelism(), loadBefore, loadAfter: os.loadavg(), localTracing: LOCAL_TRACING };

@@ -1,7 +1,7 @@
 // `npm run deploy`: take Pixelgate to your own Cloudflare account. Needs `wrangler login` (or
 // CLOUDFLARE_API_TOKEN). Safe to run again: it reuses what already exists.
 //   1. creates the D1 database `pixelgate` (once) and writes its id into wrangler.toml
-//   2. creates the R2 bucket `pixelgate-files` (once)
+//   2. creates the R2 bucket `pixelgate-files` and the usage queue `pixelgate-usage` (once)
 //   3. applies the D1 migrations remotely
 //   4. sets the ADMIN_TOKEN secret (generated, printed once) and any provider secrets in the env
 //   5. deploys the worker
@@ -11,6 +11,8 @@ import { randomBase62 } from "../src/auth/keys.ts";
 
 const DATABASE = "pixelgate";
 const BUCKET = "pixelgate-files";
+/** Carries usage-log entries from the account ledgers to D1 (wrangler.toml [[queues]]). */
+const USAGE_QUEUE = "pixelgate-usage";
 const CONFIG = "wrangler.toml";
 const PLACEHOLDER_ID = "00000000-0000-0000-0000-000000000000";
 const PROVIDER_SECRETS = ["OPENAI_API_KEY", "REPLICATE_API_TOKEN"];
@@ -62,6 +64,13 @@ step(`R2 bucket "${BUCKET}"`);
 const bucket = wrangler(["r2", "bucket", "create", BUCKET]);
 if (!bucket.ok && !/already exists/i.test(bucket.out)) {
   console.error(bucket.out);
+  process.exit(1);
+}
+
+step(`Queue "${USAGE_QUEUE}"`);
+const queue = wrangler(["queues", "create", USAGE_QUEUE]);
+if (!queue.ok && !/already (exists|taken)/i.test(queue.out)) {
+  console.error(queue.out);
   process.exit(1);
 }
 

@@ -1,4 +1,4 @@
-// `npm run stress`: the ledger proof (issue 5). Starts the fake upstream providers in this
+// `npm run stress`: the ledger proof. Starts the fake upstream providers in this
 // process and a worker of its own (scripts/stress/worker.ts), makes many accounts and keys, and
 // drives a bounded, self-stopping mix of every tool over loopback: single calls on /v1 and
 // /playground, batches and multicalls, Idempotency-Key retries (concurrent copies, a retry after

@@ -7,7 +7,7 @@ import type { AnyTool } from "../tools/types";
 import { MAX_BATCH_ITEMS, type BatchResult, type ItemOutcome } from "./batch";
 import type { BilledResult } from "./billed-call";
 
-// What a batch request looks like and what it answers (spec 4.15), shared by /v1/batch,
+// What a batch request looks like and what it answers, shared by /v1/batch,
 // /playground/multicall and the MCP `multicall` tool.
 
 export const BATCH_TOOL_NAMES = TOOLS.map((tool) => tool.name);

@@ -7,7 +7,7 @@ import type { AnyTool, ToolContext } from "../tools/types";
 import { formatLatency, type EntryDraft } from "../usage/log";
 import { acceptedOrThrow, entryDraftOf, executeCall, holdOf, prepareCall, statusOf, summaryOf, type BilledCall, type BilledResult, type PreparedCall } from "./billed-call";
 
-// A batch (spec 4.15): every item is validated and prepared first, in parallel; the prepared
+// A batch: every item is validated and prepared first, in parallel; the prepared
 // items' prices are reserved once, together with one rate-limit slot per item, in one atomic
 // ledger step with a hold per item; then the items run in parallel and each settles its own hold
 // like a single call (refund on a provider failure, its own log entry). One failing item never

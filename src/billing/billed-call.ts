@@ -138,7 +138,16 @@ export async function executeCall(ready: PreparedCall, balance: number): Promise
     ledger.settle(ready.entry.id, { statusCode, refundCredits, latencyMs: Date.now() - ready.entry.startedAt });
   try {
     const output = await tool.run(ready.prepared, ctx);
-    const { refunded, balance: after } = refundedBy(await settle(200, output.refundCredits ?? 0), ready.price);
+    if (!output.refundCredits) {
+      // Nothing goes back, so the answer need not wait for the settlement's commit: the RPC is
+      // sent now (the account's next request reaches the ledger after it, so it sees the entry)
+      // and the worker stays alive until it lands. Should it never land, the hold's deadline
+      // settles the call as interrupted, refunded: never a charge without its entry.
+      ctx.waitUntil(settle(200, 0));
+      const result = { message: output.message, deductedCredits: ready.price, userCredits: balance, result: output.result };
+      return { ok: true, output: result, charged: ready.price, refunded: 0 };
+    }
+    const { refunded, balance: after } = refundedBy(await settle(200, output.refundCredits), ready.price);
     const userCredits = refunded > 0 ? after : balance;
     const result = { message: output.message, deductedCredits: ready.price - refunded, userCredits, result: output.result };
     return { ok: true, output: result, charged: ready.price, refunded };

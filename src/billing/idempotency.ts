@@ -4,7 +4,7 @@ import type { AppEnv } from "../env";
 import { PixelgateError } from "../errors";
 import { setRateLimitHeaders } from "../http/rate-limit";
 
-// Idempotency-Key on billed POSTs (decisions "Idempotency"): within 24 hours the same key with
+// Idempotency-Key on billed POSTs: within 24 hours the same key with
 // the same body replays the first answer and charges nothing; another body is 422; a duplicate
 // while the first still runs is 409. Only answers given after a charge are kept, so a request
 // refused before any charge (validation, balance, safety, rate limit) can be retried as is.

@@ -1,4 +1,5 @@
 import { env } from "cloudflare:workers";
+import type { LedgerBacklog } from "../../durable-objects/account-ledger";
 import { writeUsage } from "../../src/usage/delivery";
 import type { UsageRecord } from "../../src/usage/log";
 import { newestUsage } from "../../src/usage/read";
@@ -31,8 +32,13 @@ export interface LogRow {
   interrupted: boolean;
 }
 
-/** The account's entries, oldest first, delivered or not. */
-export async function usageRows(accountId: string): Promise<LogRow[]> {
+/**
+ * The account's entries, oldest first, delivered or not. A successful call's settlement may still
+ * be on its way when its answer arrives, so this first waits (bounded) for the account's open
+ * holds to settle, unless the test keeps one open on purpose.
+ */
+export async function usageRows(accountId: string, options: { whileHeld?: boolean } = {}): Promise<LogRow[]> {
+  if (!options.whileHeld) await settled(accountId);
   const records = await newestUsage(env, accountId, 1000);
   return records.reverse().map((record) => ({
     id: record.id,
@@ -47,12 +53,21 @@ export async function usageRows(accountId: string): Promise<LogRow[]> {
   }));
 }
 
-/** Waits (bounded) until the account's ledger has no undelivered entries, i.e. D1 has them all. */
-export async function usageDelivered(accountId: string, timeoutMs = 15_000): Promise<void> {
+async function waitForLedger(accountId: string, done: (backlog: LedgerBacklog) => boolean, what: string, timeoutMs: number): Promise<void> {
   const ledger = env.LEDGER.getByName(accountId);
   const deadline = Date.now() + timeoutMs;
-  while ((await ledger.backlog()).undeliveredEntries > 0) {
-    if (Date.now() > deadline) throw new Error(`usage entries of ${accountId} not delivered to D1 within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  while (!done(await ledger.backlog())) {
+    if (Date.now() > deadline) throw new Error(`${what} of ${accountId} within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** Waits (bounded) until the account's ledger has no open holds. */
+export function settled(accountId: string, timeoutMs = 10_000): Promise<void> {
+  return waitForLedger(accountId, (backlog) => backlog.openHolds === 0, "holds not settled", timeoutMs);
+}
+
+/** Waits (bounded) until the account's ledger has no undelivered entries, i.e. D1 has them all. */
+export function usageDelivered(accountId: string, timeoutMs = 15_000): Promise<void> {
+  return waitForLedger(accountId, (backlog) => backlog.undeliveredEntries === 0, "usage entries not delivered to D1", timeoutMs);
 }

@@ -40,7 +40,7 @@ describe("holds and settlement", () => {
     const reserved = await ledger.reserve({ keyId: "k", slots: 1, credits: 20, usage: { holds: [hold("a", 20)], refused: [], onRefusal: draft("a") } });
     expect(reserved).toMatchObject({ ok: true, balance: 30 });
     expect(await ledger.backlog()).toMatchObject({ openHolds: 1 });
-    expect(await usageRows(id)).toEqual([]); // no entry while the call runs
+    expect(await usageRows(id, { whileHeld: true })).toEqual([]); // no entry while the call runs
 
     expect(await ledger.settle("a", { statusCode: 502, refundCredits: 20, latencyMs: 1234 })).toEqual({ settled: true, balance: 50, refunded: 20 });
     expect(await ledger.settle("a", { statusCode: 200, refundCredits: 0, latencyMs: 1 })).toEqual({ settled: false, balance: 50, refunded: 0 });
