@@ -5,7 +5,7 @@ import { modelCost, resolveImageModel } from "../models/resolve";
 import { parseAspectRatio } from "../providers/aspect";
 import { checkTask, runModel, type EditTask } from "../providers";
 import { SUPPORTED_EDITS } from "../providers/local/edit";
-import { assertSafeText } from "../safety";
+import { screenRequest } from "../safety";
 import { aspectRatioField, imageAliasField, imageField, modelField, optionalPromptField, responseFormatField, seedField, seedOf, type ResponseFormat } from "./model-fields";
 import { expectImage, imageResultFields, storeImage, timing } from "./model-output";
 import { IMAGE_INPUT_ERRORS, sourceImageOf } from "./source-image";
@@ -73,7 +73,7 @@ export const editImage = defineTool({
   result: () => EditResult,
   async prepare(input: EditInput, ctx): Promise<Prepared> {
     const prompt = instructionOf(input);
-    assertSafeText([{ param: "prompt", text: prompt }]);
+    await screenRequest(ctx.env, [{ param: "prompt", text: prompt }]);
     const aspectRatio = parseAspectRatio(input.aspectRatio);
     const model = await resolveImageModel(ctx.env, input.model ?? undefined);
     const image = await sourceImageOf(input);

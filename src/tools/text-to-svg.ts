@@ -3,7 +3,7 @@ import type { Model } from "../models/catalog";
 import { resolveTaskModel } from "../models/resolve";
 import { checkTask, runModel, type SvgTask } from "../providers";
 import { PixelgateError } from "../errors";
-import { assertSafeText } from "../safety";
+import { screenRequest } from "../safety";
 import { svgDataUrl } from "../svg/sanitize";
 import { promptField, seedField, seedOf, taskModelField } from "./model-fields";
 import { timing } from "./model-output";
@@ -53,7 +53,7 @@ export const textToSvg = defineTool({
   input: () => SvgInput,
   result: () => SvgResult,
   async prepare(input: SvgInput, ctx): Promise<Prepared> {
-    assertSafeText([
+    await screenRequest(ctx.env, [
       { param: "prompt", text: input.prompt },
       { param: "style", text: input.style },
     ]);

@@ -1,6 +1,7 @@
 import { encodeFakePng, seedOf } from "./png.ts";
 import { bearerOf, hang, isJson, parseJson, sendBytes, sendJson, sendMalformedJson, sendOversized, type FakeExchange } from "./http-kit.ts";
 import { serveFlux2 } from "./fake-workers-ai-flux2.ts";
+import { serveLlamaGuard } from "./fake-moderation.ts";
 import { FAKE_CLOUDFLARE_ACCOUNT, FAKE_CLOUDFLARE_TOKEN, type FakeRequestRecord } from "./scenarios.ts";
 
 // The Workers AI REST API as documented: POST /client/v4/accounts/{account}/ai/run/{model},
@@ -23,6 +24,8 @@ export function serveWorkersAi(x: FakeExchange): void {
   if (!isJson(req)) return failure(x, 400, 5006, "Expected a JSON body");
   const inputs = parseJson(x.body) as Record<string, unknown> | undefined;
   if (typeof inputs !== "object" || inputs === null) return failure(x, 400, 5006, "Malformed JSON in request body");
+
+  if (/llama-guard/.test(model)) return serveLlamaGuard(x, inputs, (status, code, message) => failure(x, status, code, message));
 
   switch (model) {
     case "fake/http-400":
