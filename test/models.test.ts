@@ -4,7 +4,7 @@ import { expectError, expectParamError } from "./support/envelope";
 import { adminCall, call, newAccount, withKey } from "./support/fixtures";
 import { findModel } from "../src/models/catalog";
 
-// GET /v1/models (spec 2.2, 4.6) and PATCH /admin/v1/models/{id} (decisions "Operator API").
+// GET /v1/models and PATCH /admin/v1/models/{id}.
 // The models table is shared by every test in this file, so each test's changes are undone
 // afterwards from a snapshot taken before the first test.
 
@@ -109,7 +109,7 @@ describe("GET /v1/models", () => {
     expect(reordered.map((model) => model.priority)).toEqual([99, 10]);
   });
 
-  it("shows costPerReq 15 for a live model whose cost is null (spec 4.1)", async () => {
+  it("shows costPerReq 15 for a live model whose cost is null", async () => {
     const response = await patchModel(LIVE_MODEL, { costPerReq: null });
     expect(response.status).toBe(200);
     expect(((await response.json()) as { model: ModelEntry }).model.costPerReq).toBe(15);

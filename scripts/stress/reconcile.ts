@@ -1,7 +1,7 @@
 // The ledger proof: what the service answered, what its usage log holds and what the balances
 // say must agree. Every check adds a line to `problems`; an empty list is the proof.
 //
-// Log entries expected per answer (decisions.md, issue 5): none for an unauthenticated request, a
+// Log entries expected per answer: none for an unauthenticated request, a
 // route that does not exist, an idempotent replay, a 409 or a 422 idempotency answer; one per
 // item of an accepted batch; one for a whole-batch refusal (tool "batch"); one for any other call.
 import type { Account } from "./accounts.ts";
@@ -82,7 +82,7 @@ function checkAnswer(x: Exchange, rows: UsageRow[], problems: string[]): void {
   if (x.status === 200 && x.deducted !== undefined && x.deducted !== net(rows)) {
     problems.push(`${describe(x)}: answered deductedCredits ${x.deducted}, log nets ${net(rows)}`);
   }
-  // A failure of the whole call costs nothing, unless it is our 500 after the charge (spec 7).
+  // A failure of the whole call costs nothing, unless it is our 500 after the charge.
   if (x.status !== 200 && x.status !== 500 && net(rows) !== 0) problems.push(`${describe(x)}: a ${x.status} kept ${net(rows)} credits`);
 }
 

@@ -8,7 +8,7 @@ import { requestSchemaOf, type JsonSchema } from "./input-schemas";
 import { callAccountTool, callBilledTool, callMulticall } from "./calls";
 import { MODEL_TASKS } from "../models/catalog";
 
-// The MCP tools (spec 4.1, MCP column): every image tool of the registry, plus the account
+// The MCP tools: every image tool of the registry, plus the account
 // lookups and multicall. Nothing here does tool work; each entry says how an MCP call maps onto
 // the same definitions and billed path as REST.
 
@@ -35,7 +35,7 @@ export interface McpTool {
 const BILLED: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
 const LOOKUP: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
-/** upscale_image names its factor `scale` over MCP (spec 4.11); REST calls it `scaleFactor`. */
+/** upscale_image names its factor `scale` over MCP; REST calls it `scaleFactor`. */
 const RENAMED_ARGS: Record<string, Record<string, string>> = { upscale_image: { scale: "scaleFactor" } };
 
 function renameProperties(schema: JsonSchema, renames: Record<string, string>): JsonSchema {

@@ -16,7 +16,7 @@ export const TOOLS_OF_TASK: Record<ModelTask, string[]> = {
   svg: ["text_to_svg"],
 };
 
-/** Credits charged by a model-priced tool when the model row has no cost recorded (spec 4.1). */
+/** Credits charged by a model-priced tool when the model row has no cost recorded. */
 export const DEFAULT_MODEL_COST = 15;
 
 export interface Model {
@@ -76,7 +76,7 @@ function toModel(env: Env, row: ModelRow): Model {
   };
 }
 
-/** Live models of one task, highest priority first. `image` rows are what `model` may name (spec 2.2). */
+/** Live models of one task, highest priority first. `image` rows are what `model` may name. */
 export async function listLiveModels(env: Env, task: ModelTask): Promise<Model[]> {
   const { results } = await env.DB.prepare(
     "SELECT * FROM models WHERE task = ? AND enabled = 1 ORDER BY priority DESC, model_id",

@@ -1,7 +1,7 @@
 import { PixelgateError } from "../errors";
 import type { AspectRatio } from "./types";
 
-// Aspect ratios as requests write them ("16:9") and the pixel sizes they become. The spec's
+// Aspect ratios as requests write them ("16:9") and the pixel sizes they become. The
 // default is 1:1; anything between 1:4 and 4:1 with whole-number terms is accepted.
 
 export const DEFAULT_ASPECT_RATIO = "1:1";

@@ -15,7 +15,7 @@ const accountFields = {
 
 export const User = z
   .object({ id: z.string(), _id: z.string(), ...accountFields })
-  .openapi("User", { description: "The account behind the key (spec 2.1)." });
+  .openapi("User", { description: "The account behind the key." });
 
 export const UserData = z
   .object({ _id: z.string(), ...accountFields, profilePicture: z.string().nullable(), createdAt: z.string() })

@@ -11,7 +11,7 @@ import { expectImage, imageResultFields, storeImage, timing } from "./model-outp
 import { IMAGE_INPUT_ERRORS, sourceImageOf } from "./source-image";
 import { defineTool } from "./types";
 
-// edit_image (spec 4.9): an image and an instruction to a new image, through the general image
+// edit_image: an image and an instruction to a new image, through the general image
 // model. `remove_bg` and `upscale` are fixed instructions at fixed prices (8 and 15).
 
 export const EDIT_ACTIONS = ["edit", "remove_bg", "upscale"] as const;

@@ -12,7 +12,7 @@ import { referenceImagesOf } from "./reference-images";
 import { IMAGE_INPUT_ERRORS } from "./source-image";
 import { defineTool, type ToolContext } from "./types";
 
-// generate_image (spec 4.7): a prompt, optionally reference images, to one image.
+// generate_image: a prompt, optionally reference images, to one image.
 
 export const GenerateInput = z
   .object({

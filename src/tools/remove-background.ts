@@ -8,7 +8,7 @@ import { expectImage, imageResultFields, storeImage, timing } from "./model-outp
 import { IMAGE_INPUT_ERRORS, sourceImageOf } from "./source-image";
 import { defineTool } from "./types";
 
-// remove_background (spec 4.10): the dedicated cut-out model, 8 credits whatever the size.
+// remove_background: the dedicated cut-out model, 8 credits whatever the size.
 
 export const REMOVE_BACKGROUND_CREDITS = 8;
 

@@ -9,7 +9,7 @@ import { promptField, seedField, seedOf, taskModelField } from "./model-fields";
 import { timing } from "./model-output";
 import { defineTool } from "./types";
 
-// text_to_svg (spec 4.12): a prompt to sanitised SVG markup, 5 credits. The markup comes back
+// text_to_svg: a prompt to sanitised SVG markup, 5 credits. The markup comes back
 // inline (`svgCode`, and `dataUrl`/`imageUrl` as a data URL); providers' SVG is sanitised in
 // runModel before anything sees it.
 

@@ -6,7 +6,7 @@ import { discOnPlainBackground } from "../support/pictures";
 import { balanceOf, bytesOfBase64, dataUriOf, decodeAny, usageRows } from "../support/tool-calls";
 import { mcpClient } from "./support";
 
-// Remote MCP over streamable HTTP (spec 4.1 MCP column, 5.8): the SDK's client against /mcp.
+// Remote MCP over streamable HTTP: the SDK's client against /mcp.
 
 const EXPECTED_TOOLS = [
   "compress_image", "convert_format", "edit_image", "generate_image", "generate_transparent_image", "get_user_info",
@@ -41,7 +41,7 @@ describe("/mcp authentication", () => {
 });
 
 describe("/mcp tools", () => {
-  it("lists exactly the spec's tools, with schemas from the REST definitions and truthful annotations", async () => {
+  it("lists exactly the documented tools, with schemas from the REST definitions and truthful annotations", async () => {
     const client = await mcpClient((await newAccount()).key);
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(EXPECTED_TOOLS);
