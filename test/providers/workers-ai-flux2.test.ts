@@ -68,7 +68,7 @@ describe("FLUX.2 on Workers AI: refusals and failures", () => {
     expect(error.message).toMatch(/3043: Internal server error/);
   });
 
-  it("the fake refuses what the documented API refuses (JSON inputs, steps on [klein])", async () => {
+  it("the fake refuses what the documented API refuses (JSON inputs, steps on [klein], a fifth or oversized input image)", async () => {
     const ai = callFor(model(M.flux2Klein)).env.AI as unknown as { run: (model: string, inputs: object) => Promise<unknown> };
     // An RPC promise settled with then(), so its rejection is observed exactly once.
     const refusal = (inputs: object) => ai.run(M.flux2Klein, inputs).then(() => "accepted", (error: Error) => error.message);
@@ -78,5 +78,15 @@ describe("FLUX.2 on Workers AI: refusals and failures", () => {
     form.append("steps", "25");
     const encoded = new Response(form);
     expect(await refusal({ multipart: { body: encoded.body, contentType: encoded.headers.get("Content-Type") } })).toMatch(/steps cannot be adjusted/);
+    const withImage = async (name: string, width: number) => {
+      const images = new FormData();
+      images.append("prompt", "x");
+      images.append(name, new Blob([(await pngInput(width, 8)).bytes], { type: "image/png" }), "in.png");
+      const body = new Response(images);
+      return refusal({ multipart: { body: body.body, contentType: body.headers.get("Content-Type") } });
+    };
+    expect(await withImage("input_image_0", 600)).toMatch(/limited to 512x512/);
+    expect(await withImage("input_image_4", 8)).toMatch(/at most 4 input images/);
+    expect(await withImage("input_image_0", 8)).toBe("accepted");
   });
 });
