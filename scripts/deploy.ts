@@ -15,7 +15,7 @@ const BUCKET = "pixelgate-files";
 const USAGE_QUEUE = "pixelgate-usage";
 const CONFIG = "wrangler.toml";
 const PLACEHOLDER_ID = "00000000-0000-0000-0000-000000000000";
-const PROVIDER_SECRETS = ["OPENAI_API_KEY", "REPLICATE_API_TOKEN"];
+const PROVIDER_SECRETS = ["OPENAI_API_KEY", "REPLICATE_API_TOKEN", "MODERATION_API_KEY"];
 
 function wrangler(args: string[], input?: string): { ok: boolean; out: string } {
   const result = spawnSync("wrangler", args, {
@@ -96,8 +96,11 @@ for (const name of PROVIDER_SECRETS) {
 }
 
 step("Deploying the worker");
-const vars = ["PUBLIC_BASE_URL", "DEFAULT_MODEL", "OPENAI_BASE_URL", "REPLICATE_BASE_URL", "UPSTREAM_TIMEOUT_MS"]
+const vars = [
+  "PUBLIC_BASE_URL", "DEFAULT_MODEL", "OPENAI_BASE_URL", "REPLICATE_BASE_URL", "UPSTREAM_TIMEOUT_MS",
+  "MODERATION", "MODERATION_MODEL", "MODERATION_BASE_URL", "MODERATION_FAILURE",
+]
   .filter((name) => process.env[name])
   .flatMap((name) => ["--var", `${name}:${process.env[name]}`]);
 console.log(must(["deploy", ...vars]));
-console.log("Done. Create an account and a key with the operator API (README, \"Operator API\").");
+console.log("Done. Create an account and a key with the operator API (docs/api.md, \"Operator API\").");

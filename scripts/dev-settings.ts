@@ -1,4 +1,4 @@
-// Settings for local runs, read in the order decisions.md gives: the environment first, then
+// Settings for local runs, read in this order: the environment first, then
 // .dev.vars, then the development defaults. A missing .dev.vars is created with a fresh
 // development key and operator token, so a new clone needs no setup.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";

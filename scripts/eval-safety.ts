@@ -1,12 +1,15 @@
 // `npm run eval:safety`: scores the prompt screen (src/safety) against the labelled prompts in
 // test/safety/labelled-prompts.ts (the tuning set, where the goal applies: precision and recall
 // of at least 0.95 in every category) and test/safety/held-out-prompts.ts (written after tuning
-// and never tuned against; printed for information). Then times the screen on 4,000-character
-// prompts. Exits non-zero when a category of the labelled set misses the goal.
+// and never tuned against; printed for information), then both stages of the screen on the
+// held-out set with a FAKE second-stage classifier (scripts/safety/two-stages.ts says what that
+// number means and does not). Then times the screen on 4,000-character prompts. Exits non-zero when a category of the labelled set misses the goal.
 import os from "node:os";
 import { SAFETY_CATEGORIES, screenText } from "../src/safety/index.ts";
 import { HELD_OUT_PROMPTS } from "../test/safety/held-out-prompts.ts";
 import { LABELLED_PROMPTS, type Label, type LabelledPrompt } from "../test/safety/labelled-prompts.ts";
+import { fakeClassify } from "../test/safety/fake-classifier.ts";
+import { reportTwoStages } from "./safety/two-stages.ts";
 
 const GOAL = 0.95;
 
@@ -98,6 +101,12 @@ function toLength(parts: string[], length: number): string {
 
 const missed = report("Labelled set (tuned against; goal applies)", LABELLED_PROMPTS);
 report("Held-out set (written after tuning; information only)", HELD_OUT_PROMPTS);
+reportTwoStages(
+  "Held-out set",
+  HELD_OUT_PROMPTS,
+  fakeClassify,
+  "a FAKE classifier, test/safety/fake-classifier.ts: a paraphrase lexicon standing in for Llama Guard; its numbers are the fake's, not a real model's",
+);
 
 const innocentText = toLength(LABELLED_PROMPTS.filter((prompt) => prompt.label === "none").map((prompt) => prompt.text), 4000);
 const mixedText = toLength(LABELLED_PROMPTS.map((prompt) => prompt.text), 4000);

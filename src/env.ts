@@ -21,6 +21,13 @@ export interface Env {
   OPENAI_API_KEY?: string;
   REPLICATE_BASE_URL?: string;
   REPLICATE_API_TOKEN?: string;
+  /** The safety screen's second stage (src/safety/moderation.ts): off, llama-guard or openai. */
+  MODERATION?: string;
+  MODERATION_MODEL?: string;
+  MODERATION_BASE_URL?: string;
+  MODERATION_API_KEY?: string;
+  /** closed (default): a moderation outage refuses the call with 502; open: it serves. */
+  MODERATION_FAILURE?: string;
 }
 
 /** What authentication puts on the request context. */

@@ -4,7 +4,7 @@ import { recordUsage } from "./support/usage-log";
 import { expectParamError } from "./support/envelope";
 import { adminCall, call, newAccount, withKey, type TestAccount } from "./support/fixtures";
 
-// /v1/me, /auth/user-data (spec 2.1, 4.4) and /v1/usage (spec 2.3, 4.5).
+// /v1/me, /auth/user-data and /v1/usage.
 
 const ACCOUNT_FIELDS = ["billingCycle", "credits", "email", "name", "plan", "planValidity", "provider"];
 
@@ -52,7 +52,7 @@ async function logRequests(account: TestAccount, count: number, overrides: { lat
 }
 
 describe("GET /v1/me", () => {
-  it("returns success, authMethod api_key and exactly the spec 2.1 fields with id equal to _id", async () => {
+  it("returns success, authMethod api_key and exactly the documented user fields with id equal to _id", async () => {
     const account = await newAccount({ credits: 42, plan: "pro", name: "Ada" });
     const body = await getJson<{ success: boolean; authMethod: string; user: Record<string, unknown> }>("/v1/me", account.key);
     expect(Object.keys(body).sort()).toEqual(["authMethod", "success", "user"]);
@@ -141,7 +141,7 @@ describe("GET /v1/usage", () => {
     expect(page.logs.map((entry) => entry.id).sort()).toEqual([...myIds].sort());
   });
 
-  it("shapes entries as spec 2.3: status like `200 OK`, latency in seconds with an `s` suffix", async () => {
+  it("shapes entries: status like `200 OK`, latency in seconds with an `s` suffix", async () => {
     const account = await newAccount();
     await logRequests(account, 1, { latencyMs: 1200 });
     await recordUsage(env.DB, {

@@ -4,7 +4,7 @@ import { sha256Hex } from "../src/auth/keys";
 import { expectError, expectParamError } from "./support/envelope";
 import { ADMIN_TOKEN, adminCall, call, newAccount, newKey, withKey } from "./support/fixtures";
 
-// The operator API (decisions "Operator API" and "Keys").
+// The operator API.
 
 interface AccountBody {
   id: string;

@@ -8,7 +8,7 @@ const AUTHENTICATED_ROUTES = ["/v1/me", "/v1/usage", "/v1/models", "/auth/user-d
 
 for (const path of AUTHENTICATED_ROUTES) describeAuthCases("GET", path);
 
-describe("GET /playground/models (key optional, spec 4.6)", () => {
+describe("GET /playground/models (key optional)", () => {
   it("answers 200 with the model list when no key is sent", async () => {
     const response = await call("/playground/models");
     expect(response.status).toBe(200);

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { expectError, expectParamError } from "./support/envelope";
 import { ADMIN_TOKEN, adminCall, call, newAccount, newKey, withKey } from "./support/fixtures";
 
-// The error model (spec 7, decisions "Errors" and "Limits"), the headers every response carries
-// (spec 8) and the discovery documents (spec 4.2, 4.3, 9).
+// The error model, the headers every response carries
+// and the discovery documents.
 
 const RATE_LIMIT = 60;
 

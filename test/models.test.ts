@@ -4,7 +4,7 @@ import { expectError, expectParamError } from "./support/envelope";
 import { adminCall, call, newAccount, withKey } from "./support/fixtures";
 import { findModel } from "../src/models/catalog";
 
-// GET /v1/models (spec 2.2, 4.6) and PATCH /admin/v1/models/{id} (decisions "Operator API").
+// GET /v1/models and PATCH /admin/v1/models/{id}.
 // The models table is shared by every test in this file, so each test's changes are undone
 // afterwards from a snapshot taken before the first test.
 
@@ -17,6 +17,8 @@ interface ModelEntry {
   priority: number;
   outputsSupported: string[];
   isLive: boolean;
+  task: string;
+  tools: string[];
 }
 interface ModelRow {
   model_id: string;
@@ -42,9 +44,9 @@ afterEach(async () => {
   ]);
 });
 
-async function listModels(): Promise<ModelEntry[]> {
+async function listModels(query = ""): Promise<ModelEntry[]> {
   const account = await newAccount();
-  const response = await call("/v1/models", withKey(account.key));
+  const response = await call(`/v1/models${query}`, withKey(account.key));
   expect(response.status).toBe(200);
   const body = (await response.json()) as { success: boolean; count: number; models: ModelEntry[] };
   expect(body.success).toBe(true);
@@ -67,11 +69,32 @@ describe("GET /v1/models", () => {
     // The tests configure every provider (fake upstreams, vitest.config.ts), so the seeded
     // workers-ai, openai and replicate image rows are live; cut-out/upscale/svg rows are other tasks.
     const models = await listModels();
-    expect(models.map((model) => model.modelId)).toEqual(["flux-1-schnell", "gpt-image-1", "sd-v1-5-img2img", "flux-1.1-pro", LIVE_MODEL]);
+    expect(models.map((model) => model.modelId)).toEqual([
+      "flux-2-klein-4b", "flux-2-klein-9b", "flux-2-dev", "flux-1-schnell", "gpt-image-1", "sd-v1-5-img2img",
+      "flux-2-pro", "flux-kontext-pro", "flux-1.1-pro", LIVE_MODEL,
+    ]);
+    expect(models.every((model) => model.task === "image" && model.tools.includes("generate_image"))).toBe(true);
     const local = models.find((model) => model.modelId === LIVE_MODEL)!;
     expect(local).toMatchObject({ costPerReq: 2, priority: 10, isLive: true });
     expect(local.outputsSupported).toContain("image");
     expect(local.name).toEqual(expect.any(String));
+  });
+
+  it("?task= lists the cut-out, upscale and SVG models, each naming the tool it serves", async () => {
+    const cutouts = await listModels("?task=remove_bg");
+    expect(cutouts.map((model) => model.modelId)).toEqual(["bria-remove-background", "rembg", "local-cutout-v1"]);
+    expect(cutouts.every((model) => model.task === "remove_bg" && model.tools.join() === "remove_background")).toBe(true);
+    expect((await listModels("?task=upscale")).map((model) => model.modelId)).toEqual(["real-esrgan", "topaz-upscale", "local-lanczos-v1"]);
+    expect((await listModels("?task=svg")).map((model) => [model.modelId, model.tools.join()])).toEqual([["recraft-v3-svg", "text_to_svg"], ["local-svg-v1", "text_to_svg"]]);
+    const every = await listModels("?task=all");
+    expect(every.map((model) => model.task)).toEqual([...every.map((model) => model.task)].sort((a, b) => ["image", "remove_bg", "upscale", "svg"].indexOf(a) - ["image", "remove_bg", "upscale", "svg"].indexOf(b)));
+    expect(every).toHaveLength(10 + 3 + 3 + 2);
+    expect(await listModels("?task=image")).toEqual(await listModels());
+  });
+
+  it("answers 400 naming task for an unknown task", async () => {
+    const account = await newAccount();
+    await expectParamError(await call("/v1/models?task=video", withKey(account.key)), "invalid_parameter", "task");
   });
 
   it("orders by priority, highest first, and a priority change reorders the list", async () => {
@@ -86,7 +109,7 @@ describe("GET /v1/models", () => {
     expect(reordered.map((model) => model.priority)).toEqual([99, 10]);
   });
 
-  it("shows costPerReq 15 for a live model whose cost is null (spec 4.1)", async () => {
+  it("shows costPerReq 15 for a live model whose cost is null", async () => {
     const response = await patchModel(LIVE_MODEL, { costPerReq: null });
     expect(response.status).toBe(200);
     expect(((await response.json()) as { model: ModelEntry }).model.costPerReq).toBe(15);

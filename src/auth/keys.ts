@@ -1,4 +1,4 @@
-// API key format (decisions.md, "Keys"): `pg_` + 32 random base62 characters + a 6-character
+// API key format: `pg_` + 32 random base62 characters + a 6-character
 // base62 CRC32 of the random part. The checksum lets us refuse typos and garbage without a
 // database lookup. Keys are stored only as SHA-256 hashes; people see the 12-character prefix.
 //

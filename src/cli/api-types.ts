@@ -1,6 +1,6 @@
-// The shapes of the REST answers the CLI reads (README "Endpoints"; spec 2.1-2.4, 4.15).
+// The shapes of the REST answers the CLI reads (docs/api.md).
 
-/** The /v1 error envelope (README "Errors"); extra fields ride at the top level. */
+/** The /v1 error envelope (docs/api.md "Errors"); extra fields ride at the top level. */
 export interface ErrorBody {
   success: false;
   message?: string;
@@ -11,7 +11,7 @@ export interface ErrorBody {
   category?: string;
 }
 
-/** Every image operation answers this envelope (spec 2.4). */
+/** Every image operation answers this envelope. */
 export interface ToolEnvelope<R = Record<string, unknown>> {
   success: true;
   message: string;

@@ -119,7 +119,7 @@ function retryAfterOf(response: Response): number | undefined {
   return Number.isFinite(seconds) ? seconds : undefined;
 }
 
-/** PIXELGATE_URL and PIXELGATE_API_KEY (decisions.md "Name and surfaces"). */
+/** PIXELGATE_URL and PIXELGATE_API_KEY. */
 export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): { baseUrl: string; apiKey: string | undefined } {
   return { baseUrl: env.PIXELGATE_URL?.trim() || DEFAULT_URL, apiKey: env.PIXELGATE_API_KEY?.trim() || undefined };
 }

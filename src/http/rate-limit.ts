@@ -3,7 +3,7 @@ import type { ReserveOutcome, WindowState } from "../../durable-objects/account-
 import { PixelgateError } from "../errors";
 import { accountGone, invalidKey } from "../auth/refusals";
 
-/** Every authenticated response carries the key's window (decisions.md, "Rate limit"). */
+/** Every authenticated response carries the key's window. */
 export function setRateLimitHeaders(c: Context, window: WindowState): void {
   c.header("X-RateLimit-Limit", String(window.limit));
   c.header("X-RateLimit-Remaining", String(window.remaining));

@@ -1,4 +1,4 @@
-// Getting the bytes of an input image from what the client sent (spec 4 preamble: `image` is an
+// Getting the bytes of an input image from what the client sent (`image` is an
 // https URL or a base64 data URI, `imageBase64` its alias). Only the bytes: sniffing the format
 // and decoding happen later, elsewhere. Every failure is a PixelgateError naming the field.
 
@@ -23,7 +23,7 @@ export interface LoadImageOptions {
   param: string;
   /** Defaults to the global fetch; tests pass one to observe calls. */
   fetcher?: typeof fetch;
-  /** Whole-fetch budget; defaults to 10 s (decisions "Limits"). */
+  /** Whole-fetch budget; defaults to 10 s. */
   timeoutMs?: number;
 }
 

@@ -1,4 +1,4 @@
-// The input-image limits of decisions.md ("Limits"), in one place so the loaders, the tests and
+// The input-image limits (docs/operations.md "Limits"), in one place so the loaders, the tests and
 // the docs cannot disagree.
 
 /** One input image, counted in decoded bytes (base64 payload decoded, URL body as delivered). */

@@ -1,4 +1,4 @@
-// Fetching a reference image from a client's https URL under decisions "Limits": 10 s for the
+// Fetching a reference image from a client's https URL under the input limits: 10 s for the
 // whole exchange, at most 20 MB, image/* only, no private hosts. Redirects are followed by hand
 // so that every hop is checked by the same URL policy before anything is sent to it; the
 // runtime's automatic redirects would go to a private address without asking.

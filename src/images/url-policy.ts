@@ -1,4 +1,4 @@
-// Which reference-image URLs the worker may fetch (decisions "Limits": https only, no loopback,
+// Which reference-image URLs the worker may fetch (https only, no loopback,
 // private or link-local hosts). Checked on the client's URL and again on every redirect target.
 //
 // What this cannot see: Workers have no DNS resolver of their own, so a public name that

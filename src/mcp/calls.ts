@@ -4,9 +4,10 @@ import { batchEntryDraft, runBatch } from "../billing/batch";
 import { BatchRequest, batchResponseBody, toolsOf } from "../billing/batch-request";
 import { rejectCall, rejectRequest, runBilledCall, type BilledCall } from "../billing/billed-call";
 import { refusalOf } from "../http/rate-limit";
+import { PixelgateError } from "../errors";
 import { validationError } from "../http/validation";
-import { listLiveImageModels } from "../models/catalog";
-import { modelEntryOf, userOf } from "../schemas/resources";
+import { listLiveModelsFor } from "../models/catalog";
+import { ModelTaskFilter, modelEntryOf, userOf } from "../schemas/resources";
 import type { AnyTool } from "../tools/types";
 import type { McpCaller } from "./catalog";
 import { errorToolResult, imageToolResult } from "./results";
@@ -30,7 +31,7 @@ export async function callBilledTool(tool: AnyTool, args: Record<string, unknown
 }
 
 /** The free lookups: they take a rate-limit slot like GET /v1/me and /v1/models. */
-export async function callAccountTool(name: "get_user_info" | "list_models", caller: McpCaller): Promise<CallToolResult> {
+export async function callAccountTool(name: "get_user_info" | "list_models", caller: McpCaller, args: Record<string, unknown> = {}): Promise<CallToolResult> {
   const outcome = await ledgerOf(caller.ctx.env, caller.account.id).reserve({ keyId: caller.key.id, slots: 1, credits: 0 });
   const refusal = refusalOf(outcome);
   if (refusal) return errorToolResult(session(caller), refusal);
@@ -41,10 +42,13 @@ export async function callAccountTool(name: "get_user_info" | "list_models", cal
       structuredContent: { user, authMethod: "api_key" },
     };
   }
-  const models = (await listLiveImageModels(caller.ctx.env)).map(modelEntryOf);
-  const lines = models.map((model) => `- ${model.modelId}: ${model.name}, ${model.costPerReq} credits`);
+  const task = ModelTaskFilter.safeParse(args.task);
+  if (!task.success) return errorToolResult(session(caller), new PixelgateError("invalid_parameter", "task must be image, remove_bg, upscale, svg or all.", { param: "task" }));
+  const models = (await listLiveModelsFor(caller.ctx.env, task.data)).map(modelEntryOf);
+  const lines = models.map((model) => `- ${model.modelId} (${model.task}): ${model.name}, ${model.costPerReq} credits`);
+  const which = task.data === "all" ? "models of every task" : `${task.data} models`;
   return {
-    content: [{ type: "text", text: `${models.length} live image models, highest priority first:\n${lines.join("\n")}` }],
+    content: [{ type: "text", text: `${models.length} live ${which}, highest priority first:\n${lines.join("\n")}` }],
     structuredContent: { count: models.length, models },
   };
 }

@@ -6,8 +6,9 @@ import type { ToolContext } from "../tools/types";
 import { TOOLS } from "../tools/registry";
 import { requestSchemaOf, type JsonSchema } from "./input-schemas";
 import { callAccountTool, callBilledTool, callMulticall } from "./calls";
+import { MODEL_TASKS } from "../models/catalog";
 
-// The MCP tools (spec 4.1, MCP column): every image tool of the registry, plus the account
+// The MCP tools: every image tool of the registry, plus the account
 // lookups and multicall. Nothing here does tool work; each entry says how an MCP call maps onto
 // the same definitions and billed path as REST.
 
@@ -34,7 +35,7 @@ export interface McpTool {
 const BILLED: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
 const LOOKUP: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
-/** upscale_image names its factor `scale` over MCP (spec 4.11); REST calls it `scaleFactor`. */
+/** upscale_image names its factor `scale` over MCP; REST calls it `scaleFactor`. */
 const RENAMED_ARGS: Record<string, Record<string, string>> = { upscale_image: { scale: "scaleFactor" } };
 
 function renameProperties(schema: JsonSchema, renames: Record<string, string>): JsonSchema {
@@ -85,11 +86,15 @@ export function mcpTools(app: OpenAPIHono<AppEnv>): McpTool[] {
     },
     {
       name: "list_models",
-      title: "Selectable image models (free)",
-      description: "The image models live on this deployment, highest priority first, with `costPerReq` (credits per call). Pass a `modelId` as `model` to generate_image or edit_image. Free.",
-      inputSchema: { type: "object", properties: {} },
+      title: "Selectable models (free)",
+      description:
+        "The models live on this deployment, highest priority first, with `costPerReq` (credits per call). By default the image models: pass a `modelId` as `model` to generate_image or edit_image. `task` lists another tool's models instead (`remove_bg`, `upscale`, `svg`) or every task's (`all`); each entry's `tools` names where its id goes. Free.",
+      inputSchema: {
+        type: "object",
+        properties: { task: { type: "string", enum: [...MODEL_TASKS, "all"], default: "image", description: "Which models: `image` (default), `remove_bg`, `upscale`, `svg` or `all`." } },
+      },
       annotations: { title: "Model list", ...LOOKUP },
-      call: (_, caller) => callAccountTool("list_models", caller),
+      call: (args, caller) => callAccountTool("list_models", caller, args),
     },
     {
       name: "multicall",

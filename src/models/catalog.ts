@@ -5,9 +5,18 @@ import type { Env } from "../env";
 
 export const MODEL_PROVIDERS = ["local", "workers-ai", "openai", "replicate"] as const;
 export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
-export type ModelTask = "image" | "remove_bg" | "upscale" | "svg";
+export const MODEL_TASKS = ["image", "remove_bg", "upscale", "svg"] as const;
+export type ModelTask = (typeof MODEL_TASKS)[number];
 
-/** Credits charged by a model-priced tool when the model row has no cost recorded (spec 4.1). */
+/** The tools whose `model` field takes a model of each task. */
+export const TOOLS_OF_TASK: Record<ModelTask, string[]> = {
+  image: ["generate_image", "edit_image", "generate_transparent_image"],
+  remove_bg: ["remove_background"],
+  upscale: ["upscale_image"],
+  svg: ["text_to_svg"],
+};
+
+/** Credits charged by a model-priced tool when the model row has no cost recorded. */
 export const DEFAULT_MODEL_COST = 15;
 
 export interface Model {
@@ -67,7 +76,7 @@ function toModel(env: Env, row: ModelRow): Model {
   };
 }
 
-/** Live models of one task, highest priority first. `image` rows are what `model` may name (spec 2.2). */
+/** Live models of one task, highest priority first. `image` rows are what `model` may name. */
 export async function listLiveModels(env: Env, task: ModelTask): Promise<Model[]> {
   const { results } = await env.DB.prepare(
     "SELECT * FROM models WHERE task = ? AND enabled = 1 ORDER BY priority DESC, model_id",
@@ -77,6 +86,12 @@ export async function listLiveModels(env: Env, task: ModelTask): Promise<Model[]
 
 export function listLiveImageModels(env: Env): Promise<Model[]> {
   return listLiveModels(env, "image");
+}
+
+/** One task's live models, or every task's (`all`: grouped in MODEL_TASKS order, each by priority). */
+export async function listLiveModelsFor(env: Env, task: ModelTask | "all"): Promise<Model[]> {
+  if (task !== "all") return listLiveModels(env, task);
+  return (await Promise.all(MODEL_TASKS.map((each) => listLiveModels(env, each)))).flat();
 }
 
 export async function findModel(env: Env, modelId: string): Promise<Model | null> {

@@ -2,7 +2,7 @@ import type { Env } from "../env";
 import { DEFAULT_MODEL_COST, findModel, listLiveModels, type Model, type ModelTask } from "./catalog";
 import { PixelgateError } from "../errors";
 
-// Which model serves a call. Image tools follow spec 4.1: the default model serves when `model`
+// Which model serves a call. Image tools: the default model serves when `model`
 // is omitted or names no image model. Naming an image model that exists but cannot run here
 // (disabled, provider not configured) is refused instead: silently serving another model
 // would charge a different price for a different picture.
@@ -49,7 +49,7 @@ export async function resolveTaskModel(env: Env, task: Exclude<ModelTask, "image
   return best;
 }
 
-/** Credits for a model-priced call (spec 4.1): the row's cost, 15 when none is recorded. */
+/** Credits for a model-priced call: the row's cost, 15 when none is recorded. */
 export function modelCost(model: Model): number {
   return model.costPerReq ?? DEFAULT_MODEL_COST;
 }

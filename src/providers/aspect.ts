@@ -1,12 +1,13 @@
 import { PixelgateError } from "../errors";
 import type { AspectRatio } from "./types";
 
-// Aspect ratios as requests write them ("16:9") and the pixel sizes they become. The spec's
+// Aspect ratios as requests write them ("16:9") and the pixel sizes they become. The
 // default is 1:1; anything between 1:4 and 4:1 with whole-number terms is accepted.
 
 export const DEFAULT_ASPECT_RATIO = "1:1";
 const MAX_TERM = 64;
 const MAX_ELONGATION = 4;
+const MEGAPIXEL = 1024 * 1024;
 
 export function parseAspectRatio(label: string, param = "aspectRatio"): AspectRatio {
   const match = /^\s*(\d{1,3})\s*[:x/]\s*(\d{1,3})\s*$/i.exec(label);
@@ -32,4 +33,14 @@ export function parseAspectRatio(label: string, param = "aspectRatio"): AspectRa
 export function dimensionsFor(ratio: AspectRatio, longSide: number, multiple = 1): { width: number; height: number } {
   const unit = Math.max(1, Math.floor(longSide / Math.max(ratio.width, ratio.height) / multiple)) * multiple;
   return { width: ratio.width * unit, height: ratio.height * unit };
+}
+
+/**
+ * About a megapixel at the ratio, for upstreams that take any size in a range: each side rounded
+ * to a multiple of `multiple` and kept within `min`..`max`.
+ */
+export function megapixelSize(ratio: AspectRatio, bounds: { multiple: number; min: number; max: number }): { width: number; height: number } {
+  const r = ratio.width / ratio.height;
+  const side = (length: number) => Math.min(bounds.max, Math.max(bounds.min, Math.round(length / bounds.multiple) * bounds.multiple));
+  return { width: side(Math.sqrt(MEGAPIXEL * r)), height: side(Math.sqrt(MEGAPIXEL / r)) };
 }

@@ -1,8 +1,10 @@
+import { knownReplicateModel } from "./replicate-models";
 import type { ProviderTask } from "./types";
 import { dataUriOf } from "./upstream-output";
 
-// The `input` object of a Replicate prediction, per task. Every Replicate model has its own input
-// schema; these names follow the models the catalogue seeds and the common conventions:
+// The `input` object of a Replicate prediction. Every Replicate model has its own input schema:
+// the models the catalogue seeds are called with their documented names (replicate-models.ts);
+// any other id an operator adds gets this generic input, which follows the common conventions:
 // - generate: `prompt`, `aspect_ratio` ("16:9"), `seed`, `output_format: "png"`; references as
 //   data URIs in `image_prompt` (the first, FLUX 1.1 pro's name) and `image_input` (all of them,
 //   the array most multi-image models take). Cog ignores inputs a model does not declare.
@@ -16,7 +18,9 @@ import { dataUriOf } from "./upstream-output";
 // Data URIs are Replicate's documented way to pass files inline; inputs are already limited to
 // 20 MB each by the input module.
 
-export function predictionInput(task: ProviderTask): Record<string, unknown> {
+export function predictionInput(task: ProviderTask, upstreamModel: string): Record<string, unknown> {
+  const known = knownReplicateModel(upstreamModel);
+  if (known) return known.input(task);
   switch (task.kind) {
     case "generate": {
       const input: Record<string, unknown> = {

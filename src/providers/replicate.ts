@@ -2,6 +2,7 @@ import type { Env } from "../env";
 import { PixelgateError } from "../errors";
 import type { ImageProvider } from "./types";
 import { predictionInput } from "./replicate-input";
+import { knownReplicateModel } from "./replicate-models";
 import { UpstreamClient, pause, isAllowedApiBase } from "./upstream-http";
 import { decodeDataUri, encodedImage, fetchOutputFile, svgMarkup } from "./upstream-output";
 
@@ -35,6 +36,9 @@ interface Prediction {
 
 export const replicateProvider: ImageProvider = {
   name: "replicate",
+  check(task, model) {
+    knownReplicateModel(model.upstreamModel)?.check?.(task, model.name);
+  },
   async run(task, call) {
     const { env, model } = call;
     const token = env.REPLICATE_API_TOKEN ?? "";
@@ -43,7 +47,7 @@ export const replicateProvider: ImageProvider = {
     if (!token || !isAllowedApiBase(base)) throw upstream.failure("is not configured (REPLICATE_API_TOKEN, and an https (or loopback http) REPLICATE_BASE_URL).");
 
     const auth = `Bearer ${token}`;
-    const { url, body } = creation(base, model.upstreamModel, predictionInput(task));
+    const { url, body } = creation(base, model.upstreamModel, predictionInput(task, model.upstreamModel));
     const response = await upstream.send(url, {
       method: "POST",
       headers: { Authorization: auth, "Content-Type": "application/json", Accept: "application/json", Prefer: `wait=${waitSeconds(env)}` },

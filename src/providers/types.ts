@@ -2,7 +2,7 @@ import type { ImageFormat, RasterImage } from "../codecs/formats";
 import type { Env } from "../env";
 import type { Model, ModelProvider } from "../models/catalog";
 
-// The one small interface every model provider implements (architecture.md "providers/").
+// The one small interface every model provider implements.
 // A tool turns its request into a ProviderTask, the model row picks the adapter, the adapter
 // does the work and returns pixels, encoded bytes or SVG markup. Everything around the call
 // (credits, storing, logging, response shapes) belongs to the tools and the billed-call path.

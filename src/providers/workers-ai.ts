@@ -1,11 +1,16 @@
 import { PixelgateError } from "../errors";
 import type { Model } from "../models/catalog";
 import type { AspectRatio, ImageProvider, ProviderTask } from "./types";
+import { megapixelSize } from "./aspect";
 import { MAX_UPSTREAM_BODY_BYTES, UpstreamClient, raceAbort } from "./upstream-http";
 import { decodeBase64Image, decodeDataUri, encodedImage } from "./upstream-output";
+import { FLUX2_MAX_INPUT_IMAGES, flux2Multipart, isFlux2 } from "./workers-ai-flux2";
 
-// The Workers AI binding (`env.AI`), for its text-to-image and image-to-image models. Three input
+// The Workers AI binding (`env.AI`), for its text-to-image and image-to-image models. Four input
 // families, told apart by the model id:
+// - FLUX.2 ([klein] 4B/9B, [dev], `flux-2-` in the id): multipart form inputs with the size, the
+//   seed and up to 4 input images, so it generates, follows references and edits by instruction
+//   (workers-ai-flux2.ts has the documented shape). It answers `{ image: base64 }`.
 // - FLUX.1 [schnell] (`flux-1-schnell`): `prompt`, `steps` (4, its documented default; at most 8)
 //   and `seed`. It takes no size and no input image, so the aspect ratio cannot be honoured (the
 //   model renders 1024x1024) and edits or references are refused before any charge. It answers
@@ -19,22 +24,22 @@ import { decodeBase64Image, decodeDataUri, encodedImage } from "./upstream-outpu
 // models accept), so 16:9 becomes 1344x768. The binding takes no AbortSignal the test fake could
 // carry, so the deadline is held by racing the call; the model's answer is then discarded.
 
-const TARGET_PIXELS = 1024 * 1024;
 const FLUX_STEPS = 4;
 /** How much an edit may change the input: enough to follow the instruction, keeping the layout. */
 const EDIT_STRENGTH = 0.6;
 const REFERENCE_STRENGTH = 0.8;
 
-type Family = "flux" | "img2img" | "diffusion";
+type Family = "flux2" | "flux" | "img2img" | "diffusion";
 
 function familyOf(upstreamModel: string): Family {
+  if (isFlux2(upstreamModel)) return "flux2";
   if (/flux-1-schnell/i.test(upstreamModel)) return "flux";
   if (/img2img|inpainting/i.test(upstreamModel)) return "img2img";
   return "diffusion";
 }
 
 /** The binding's run() as this adapter uses it: any model id, any inputs, an unknown answer. */
-type AiRun = (model: string, inputs: Record<string, unknown>) => Promise<unknown>;
+type AiRun = (model: string, inputs: object) => Promise<unknown>;
 
 export const workersAiProvider: ImageProvider = {
   name: "workers-ai",
@@ -44,6 +49,9 @@ export const workersAiProvider: ImageProvider = {
     };
     if (task.kind !== "generate" && task.kind !== "edit") refuse(`(Workers AI) cannot do ${task.kind}`, "model");
     const family = familyOf(model.upstreamModel);
+    if (family === "flux2" && task.kind === "generate" && task.references.length > FLUX2_MAX_INPUT_IMAGES) {
+      refuse(`takes at most ${FLUX2_MAX_INPUT_IMAGES} reference images (${task.references.length} were sent)`, "referenceImages");
+    }
     if (family === "flux" && task.kind === "edit") refuse("is text-to-image only and cannot edit an image", "model");
     if (family === "flux" && task.kind === "generate" && task.references.length > 0) refuse("takes no reference images", "referenceImages");
     if (family === "img2img" && task.kind === "generate" && task.references.length === 0) refuse("needs an input image", "image");
@@ -54,9 +62,11 @@ export const workersAiProvider: ImageProvider = {
     const ai = call.env.AI as unknown as { run: AiRun } | undefined;
     if (!ai) throw upstream.failure("is not configured (no AI binding).");
 
+    // Built before the call: an input image that fails to decode here is the input's fault (4xx).
+    const inputs = familyOf(call.model.upstreamModel) === "flux2" ? await flux2Multipart(task, call.model.upstreamModel) : inputsFor(task, call.model);
     let answer: unknown;
     try {
-      answer = await raceAbort(ai.run(call.model.upstreamModel, inputsFor(task, call.model)), call.signal);
+      answer = await raceAbort(ai.run(call.model.upstreamModel, inputs), call.signal);
     } catch (error) {
       if (call.signal.aborted) throw upstream.timedOut();
       throw upstream.failure(`failed running ${call.model.upstreamModel}: ${error instanceof Error ? error.message : String(error)}`.slice(0, 400));
@@ -79,12 +89,10 @@ function inputsFor(task: ProviderTask, model: Model): Record<string, unknown> {
 
 /** About a megapixel at the requested ratio, sides multiples of 64 within 256..2048. */
 export function sizeFor(ratio: AspectRatio): { width: number; height: number } {
-  const r = ratio.width / ratio.height;
-  const side = (length: number) => Math.min(2048, Math.max(256, Math.round(length / 64) * 64));
-  return { width: side(Math.sqrt(TARGET_PIXELS * r)), height: side(Math.sqrt(TARGET_PIXELS / r)) };
+  return megapixelSize(ratio, { multiple: 64, min: 256, max: 2048 });
 }
 
-/** The binding answers a PNG stream (Stable Diffusion), bytes, or `{ image: base64 }` (FLUX). */
+/** The binding answers a PNG stream (Stable Diffusion), bytes, or `{ image: base64 }` (FLUX.1 and FLUX.2). */
 async function bytesOf(upstream: UpstreamClient, answer: unknown): Promise<Uint8Array> {
   if (answer instanceof ReadableStream) return upstream.readBytes(new Response(answer), MAX_UPSTREAM_BODY_BYTES);
   if (answer instanceof ArrayBuffer || ArrayBuffer.isView(answer)) {

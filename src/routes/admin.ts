@@ -19,7 +19,7 @@ import { updateModel } from "../models/catalog";
 import { ADMIN_SECURITY, errorResponses, jsonOk } from "../schemas/common";
 import { ModelEntry, User, modelEntryOf, userOf } from "../schemas/resources";
 
-// Operator API (decisions.md): accounts, credits, keys, models. Bearer ADMIN_TOKEN.
+// Operator API: accounts, credits, keys, models. Bearer ADMIN_TOKEN.
 
 const ADMIN_ERRORS = ["missing_api_key", "invalid_api_key"] as const;
 

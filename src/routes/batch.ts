@@ -15,9 +15,9 @@ import { API_KEY_SECURITY, errorResponses, jsonOk } from "../schemas/common";
 import type { AnyTool, Family } from "../tools/types";
 import { BILLED_CALL_ERRORS, IDEMPOTENCY_ERRORS, IdempotencyHeaders, sourceOf } from "./tools";
 
-// POST /v1/batch and /playground/multicall (spec 4.15): several tool calls in one request. Both
+// POST /v1/batch and /playground/multicall: several tool calls in one request. Both
 // answer the multicall shape; /v1/batch's items are the same `{tool, status, success, data}`
-// (the spec leaves them open), so one client handles both.
+// (nothing else would serve a client better), so one client handles both.
 
 const BatchItemResult = z
   .object({

@@ -5,7 +5,7 @@ import { PixelgateError } from "../errors";
 import { errorResponse } from "../http/envelope";
 import { toolContext } from "../http/tool-context";
 
-// /mcp: MCP over streamable HTTP, stateless (spec 5.8). The key is read exactly as REST reads
+// /mcp: MCP over streamable HTTP, stateless. The key is read exactly as REST reads
 // it; without a valid one the answer is a plain HTTP 401 with WWW-Authenticate, before any MCP
 // message is looked at. Only tools/call counts toward the key's rate-limit window (initialize
 // and tools/list are the client's handshake, not work).

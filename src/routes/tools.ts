@@ -16,7 +16,7 @@ import type { AnyTool, Family } from "../tools/types";
 import type { UsageSource } from "../usage/log";
 
 // POST /v1/<tool> and /playground/<tool> for every tool in the registry: a thin adapter that
-// turns the HTTP request into a BilledCall and the outcome into the result envelope (spec 2.4).
+// turns the HTTP request into a BilledCall and the outcome into the result envelope.
 
 export const BILLED_CALL_ERRORS: ErrorCode[] = [
   ...AUTH_ERRORS,
@@ -99,7 +99,7 @@ function mountTool(app: OpenAPIHono<AppEnv>, tool: AnyTool, family: Family): voi
   );
 }
 
-/** What every billed POST declares: the optional Idempotency-Key header (decisions "Idempotency"). */
+/** What every billed POST declares: the optional Idempotency-Key header. */
 export const IdempotencyHeaders = z.object({
   "Idempotency-Key": z
     .string()

@@ -5,16 +5,17 @@ import { EXTREMISM_TERMS } from "./terms/extremism.ts";
 import { HATE_TERMS } from "./terms/hate.ts";
 import { ILLEGAL_TERMS } from "./terms/illegal.ts";
 import { MINOR_TERMS } from "./terms/minors.ts";
+import { moderateFields, type ModerationEnv } from "./moderation.ts";
 import { SELF_HARM_TERMS } from "./terms/self-harm.ts";
 import { SEXUAL_TERMS } from "./terms/sexual.ts";
 import type { SafetyCategory } from "./terms/types.ts";
 import { VIOLENCE_TERMS } from "./terms/violence.ts";
 import { promptWords } from "./tokenize.ts";
 
-// The prompt screen (spec 7, decisions "Errors"): runs on every text field of a billed call
-// before any credit is reserved, so it is local, synchronous and pure. English word lists with
-// context rules; what it cannot read (other languages, meaning without keywords) is left to
-// the optional moderation model below, which may only add refusals.
+// The prompt screen: runs on every text field of a billed call before any credit is reserved.
+// Its first stage is local, synchronous and pure: English word lists with context rules. What
+// that cannot read (other languages, paraphrase, meaning without keywords) is left to the
+// optional moderation model (moderation.ts), which sees only what passed and may only add refusals.
 // Imports carry ".ts" so `npm run eval:safety` can load this module in plain Node.
 
 export { SAFETY_CATEGORIES, type SafetyCategory } from "./terms/types.ts";
@@ -52,28 +53,36 @@ export function screenText(text: string): SafetyVerdict | null {
   return category ? { category, reason: REASONS[category] } : null;
 }
 
+export type ScreenedField = { param: string; text: string | undefined };
+
 /**
- * Screens several request fields at once (prompt, style, instruction...). The first refused
- * field throws 400 content_policy_violation with `isNsfw`, `reason` and `category`, which the
- * envelope puts at the top level of the body, and `param` naming the field.
+ * Screens several request fields at once (prompt, style, instruction...) with the word list. The
+ * first refused field throws 400 content_policy_violation with `isNsfw`, `reason` and `category`,
+ * which the envelope puts at the top level of the body, and `param` naming the field.
  */
-export function assertSafeText(fields: { param: string; text: string | undefined }[]): void {
+export function assertSafeText(fields: ScreenedField[]): void {
   for (const { param, text } of fields) {
     if (!text) continue;
     const verdict = screenText(text);
-    if (!verdict) continue;
-    throw new PixelgateError("content_policy_violation", `Content detected in ${param}: ${verdict.reason}. Rewrite the request without it.`, {
-      param,
-      details: { isNsfw: true, reason: verdict.reason, category: verdict.category },
-    });
+    if (verdict) throw refusal(param, verdict.category);
   }
 }
 
 /**
- * Extension point, not built: a moderation model (e.g. a Workers AI text classifier, used when
- * the `AI` binding exists) that may ADD a refusal after the local screen passed, never clear
- * one. A caller would run `assertSafeText` first, then await the hook for each field and throw
- * the same error shape for a verdict it returns. It is async and costs a model call, which is
- * why the local screen stays the synchronous default.
+ * Both stages, before any credit is reserved: the word list answers first and free; only what
+ * it passed goes to the moderation model when one is configured (moderation.ts), whose refusal
+ * is the same 400 with its category mapped to ours.
  */
-export type ModerationHook = (text: string) => Promise<SafetyVerdict | null>;
+export async function screenRequest(env: ModerationEnv, fields: ScreenedField[]): Promise<void> {
+  assertSafeText(fields);
+  const refused = await moderateFields(env, fields.flatMap(({ param, text }) => (text ? [{ param, text }] : [])));
+  if (refused) throw refusal(refused.param, refused.category);
+}
+
+function refusal(param: string, category: SafetyCategory): PixelgateError {
+  const reason = REASONS[category];
+  return new PixelgateError("content_policy_violation", `Content detected in ${param}: ${reason}. Rewrite the request without it.`, {
+    param,
+    details: { isNsfw: true, reason, category },
+  });
+}

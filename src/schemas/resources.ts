@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { PLANS, PROVIDERS, type Account } from "../accounts/repository";
 import { USAGE_SOURCES } from "../usage/log";
-import { DEFAULT_MODEL_COST, type Model } from "../models/catalog";
+import { DEFAULT_MODEL_COST, MODEL_TASKS, TOOLS_OF_TASK, type Model } from "../models/catalog";
 
 const accountFields = {
   name: z.string(),
@@ -15,7 +15,7 @@ const accountFields = {
 
 export const User = z
   .object({ id: z.string(), _id: z.string(), ...accountFields })
-  .openapi("User", { description: "The account behind the key (spec 2.1)." });
+  .openapi("User", { description: "The account behind the key." });
 
 export const UserData = z
   .object({ _id: z.string(), ...accountFields, profilePicture: z.string().nullable(), createdAt: z.string() })
@@ -50,8 +50,16 @@ export const ModelEntry = z
     priority: z.number().int(),
     outputsSupported: z.array(z.string()),
     isLive: z.boolean(),
+    task: z.enum(MODEL_TASKS).openapi({ description: "What the model does: `image` (generate and edit), `remove_bg` (cut-out), `upscale` or `svg`." }),
+    tools: z.array(z.string()).openapi({ description: "The tools whose `model` field accepts this model." }),
   })
   .openapi("Model");
+
+/** `?task=` of GET /v1/models and list_models: one task, or `all`; the default is `image`. */
+export const ModelTaskFilter = z
+  .enum([...MODEL_TASKS, "all"])
+  .default("image")
+  .openapi({ description: "Which models to list: `image` (default: the generate/edit models, as before), `remove_bg`, `upscale`, `svg`, or `all`." });
 
 export const ModelList = z
   .object({ success: z.literal(true), count: z.number().int(), models: z.array(ModelEntry) })
@@ -87,5 +95,7 @@ export function modelEntryOf(model: Model): z.infer<typeof ModelEntry> {
     priority: model.priority,
     outputsSupported: model.outputsSupported,
     isLive: model.isLive,
+    task: model.task,
+    tools: TOOLS_OF_TASK[model.task],
   };
 }

@@ -1,5 +1,5 @@
 // Sanitises SVG from any provider, including upstream models that may return hostile markup,
-// before it is returned or stored (decisions.md, hosted results). The markup is tokenized by
+// before it is returned or stored, inline or as a hosted result. The markup is tokenized by
 // our own forgiving tokenizer, then rebuilt from an allowlist: the first <svg> element becomes
 // the single root (anything before or after it is ignored), disallowed elements go with their
 // whole subtree, attributes are kept only when allowed and their values pass the reference

@@ -4,7 +4,7 @@ import { FORMAT_INFO } from "../codecs/formats";
 import { dataUri, IMAGE_INPUT_ERRORS, imageFields, kilobytes, latencySince, sourceImageOf, type SourceImage } from "./source-image";
 import { defineTool } from "./types";
 
-// compress_image (spec 4.13): re-encode at a chosen quality and report the saving. The result is
+// compress_image: re-encode at a chosen quality and report the saving. The result is
 // returned inline as a data URI; no hosted copy is kept.
 
 export const COMPRESS_QUALITY = { min: 1, max: 100, default: 70 } as const;

@@ -5,7 +5,7 @@ import { hostResult } from "../storage/results";
 import { base64Of, dataUri, IMAGE_INPUT_ERRORS, imageFields, kilobytes, latencySince, sourceImageOf, type SourceImage } from "./source-image";
 import { defineTool, type Family } from "./types";
 
-// convert_format (spec 4.14): decode, then re-encode with fixed settings. The two families
+// convert_format: decode, then re-encode with fixed settings. The two families
 // accept different targets and return different shapes; everything else is shared.
 
 const TARGETS: Record<Family, readonly string[]> = {

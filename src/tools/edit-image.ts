@@ -5,13 +5,13 @@ import { modelCost, resolveImageModel } from "../models/resolve";
 import { parseAspectRatio } from "../providers/aspect";
 import { checkTask, runModel, type EditTask } from "../providers";
 import { SUPPORTED_EDITS } from "../providers/local/edit";
-import { assertSafeText } from "../safety";
+import { screenRequest } from "../safety";
 import { aspectRatioField, imageAliasField, imageField, modelField, optionalPromptField, responseFormatField, seedField, seedOf, type ResponseFormat } from "./model-fields";
 import { expectImage, imageResultFields, storeImage, timing } from "./model-output";
 import { IMAGE_INPUT_ERRORS, sourceImageOf } from "./source-image";
 import { defineTool } from "./types";
 
-// edit_image (spec 4.9): an image and an instruction to a new image, through the general image
+// edit_image: an image and an instruction to a new image, through the general image
 // model. `remove_bg` and `upscale` are fixed instructions at fixed prices (8 and 15).
 
 export const EDIT_ACTIONS = ["edit", "remove_bg", "upscale"] as const;
@@ -73,7 +73,7 @@ export const editImage = defineTool({
   result: () => EditResult,
   async prepare(input: EditInput, ctx): Promise<Prepared> {
     const prompt = instructionOf(input);
-    assertSafeText([{ param: "prompt", text: prompt }]);
+    await screenRequest(ctx.env, [{ param: "prompt", text: prompt }]);
     const aspectRatio = parseAspectRatio(input.aspectRatio);
     const model = await resolveImageModel(ctx.env, input.model ?? undefined);
     const image = await sourceImageOf(input);

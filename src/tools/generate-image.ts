@@ -5,14 +5,14 @@ import { checkTask, runModel, type GenerateTask, type ImageOutput } from "../pro
 import { expectImage } from "./model-output";
 import type { Env } from "../env";
 import type { Model } from "../models/catalog";
-import { assertSafeText } from "../safety";
+import { screenRequest } from "../safety";
 import { aspectRatioField, imageAliasField, imageField, modelField, promptField, referenceImagesField, responseFormatField, seedField, seedOf, styleField, type ResponseFormat } from "./model-fields";
 import { imageResultFields, storeImage, timing } from "./model-output";
 import { referenceImagesOf } from "./reference-images";
 import { IMAGE_INPUT_ERRORS } from "./source-image";
 import { defineTool, type ToolContext } from "./types";
 
-// generate_image (spec 4.7): a prompt, optionally reference images, to one image.
+// generate_image: a prompt, optionally reference images, to one image.
 
 export const GenerateInput = z
   .object({
@@ -38,7 +38,7 @@ export interface PreparedGeneration {
 
 /** Everything a generation needs before the charge; generate-transparent starts the same way. */
 export async function prepareGeneration(input: GenerateInput, env: Env): Promise<PreparedGeneration> {
-  assertSafeText([
+  await screenRequest(env, [
     { param: "prompt", text: input.prompt },
     { param: "style", text: input.style ?? undefined },
   ]);

@@ -7,7 +7,7 @@ import { expectImage, imageResultFields, storeImage } from "./model-output";
 import { IMAGE_INPUT_ERRORS } from "./source-image";
 import { defineTool, type ToolContext } from "./types";
 
-// generate_transparent_image (spec 4.8, states in 3): render, then cut the subject out. Both
+// generate_transparent_image: render, then cut the subject out. Both
 // stages are paid together (model cost + 8). When the cut-out stage fails the call still
 // succeeds with the render and `isTransparent: false`, and the 8 credits of the stage that did
 // not deliver are given back: a user should not pay for a cut-out they did not get.
@@ -41,7 +41,7 @@ async function cutOut(render: ImageOutput, prepared: Prepared, ctx: ToolContext)
     const output = await runModel(ctx, prepared.cutoutModel, { kind: "remove_bg", image: render, seed: prepared.task.seed });
     return expectImage(output, prepared.cutoutModel);
   } catch {
-    return null; // spec 3: the call still succeeds, with the render
+    return null; // the call still succeeds, with the render
   }
 }
 

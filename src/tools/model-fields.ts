@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { randomSeed } from "../providers/seed";
 
-// Request fields the model tools share (spec 4.7-4.12), each described once so REST, batch and
+// Request fields the model tools share, each described once so REST, batch and
 // MCP document them the same way.
 
 export const MAX_PROMPT_CHARS = 4_000;

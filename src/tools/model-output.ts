@@ -7,7 +7,7 @@ import type { ResponseFormat } from "./model-fields";
 import { base64Of, latencySince } from "./source-image";
 import type { ToolContext } from "./types";
 
-// Storing what a model made and the result fields every model tool shares (spec 2.4).
+// Storing what a model made and the result fields every model tool shares.
 
 /** Hosts the image in R2; adds the inline copy when the client asked for `b64_json`. */
 export async function storeImage(ctx: ToolContext, image: ImageOutput, responseFormat: ResponseFormat) {

@@ -3,7 +3,7 @@ import type { TaskImage } from "../providers";
 import { MAX_REFERENCE_IMAGES } from "./model-fields";
 import { loadSourceImage } from "./source-image";
 
-// `image` and `referenceImages` are one list to the model (spec 4.7): merged, `image` first,
+// `image` and `referenceImages` are one list to the model: merged, `image` first,
 // at most 8, each loaded and checked like any input image before the charge.
 
 export interface ReferenceFields {

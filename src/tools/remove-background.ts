@@ -2,13 +2,13 @@ import { z } from "@hono/zod-openapi";
 import type { Model } from "../models/catalog";
 import { resolveTaskModel } from "../models/resolve";
 import { checkTask, runModel, type RemoveBackgroundTask } from "../providers";
-import { assertSafeText } from "../safety";
+import { screenRequest } from "../safety";
 import { imageAliasField, imageField, optionalPromptField, responseFormatField, seedOf, type ResponseFormat, taskModelField } from "./model-fields";
 import { expectImage, imageResultFields, storeImage, timing } from "./model-output";
 import { IMAGE_INPUT_ERRORS, sourceImageOf } from "./source-image";
 import { defineTool } from "./types";
 
-// remove_background (spec 4.10): the dedicated cut-out model, 8 credits whatever the size.
+// remove_background: the dedicated cut-out model, 8 credits whatever the size.
 
 export const REMOVE_BACKGROUND_CREDITS = 8;
 
@@ -50,7 +50,7 @@ export const removeBackground = defineTool({
   input: () => RemoveBackgroundInput,
   result: () => RemoveBackgroundResult,
   async prepare(input: RemoveBackgroundInput, ctx): Promise<Prepared> {
-    assertSafeText([{ param: "prompt", text: input.prompt }]);
+    await screenRequest(ctx.env, [{ param: "prompt", text: input.prompt }]);
     const model = await resolveTaskModel(ctx.env, "remove_bg", input.model ?? undefined);
     const task: RemoveBackgroundTask = { kind: "remove_bg", image: await sourceImageOf(input), seed: seedOf(undefined) };
     checkTask(task, model);

@@ -44,7 +44,7 @@ export async function loadSourceImage(value: unknown, param: string): Promise<So
   return { bytes, format, width: header.width, height: header.height };
 }
 
-/** `<n> KB`, the form the spec shows sizes in. */
+/** `<n> KB`, the form results show sizes in. */
 export function kilobytes(byteCount: number): string {
   return `${(byteCount / 1024).toFixed(2)} KB`;
 }

@@ -3,13 +3,13 @@ import type { Model } from "../models/catalog";
 import { resolveTaskModel } from "../models/resolve";
 import { checkTask, runModel, type SvgTask } from "../providers";
 import { PixelgateError } from "../errors";
-import { assertSafeText } from "../safety";
+import { screenRequest } from "../safety";
 import { svgDataUrl } from "../svg/sanitize";
 import { promptField, seedField, seedOf, taskModelField } from "./model-fields";
 import { timing } from "./model-output";
 import { defineTool } from "./types";
 
-// text_to_svg (spec 4.12): a prompt to sanitised SVG markup, 5 credits. The markup comes back
+// text_to_svg: a prompt to sanitised SVG markup, 5 credits. The markup comes back
 // inline (`svgCode`, and `dataUrl`/`imageUrl` as a data URL); providers' SVG is sanitised in
 // runModel before anything sees it.
 
@@ -53,7 +53,7 @@ export const textToSvg = defineTool({
   input: () => SvgInput,
   result: () => SvgResult,
   async prepare(input: SvgInput, ctx): Promise<Prepared> {
-    assertSafeText([
+    await screenRequest(ctx.env, [
       { param: "prompt", text: input.prompt },
       { param: "style", text: input.style },
     ]);

@@ -4,7 +4,7 @@ import type { Env } from "../env";
 import type { ErrorCode } from "../errors";
 import type { UsageSource } from "../usage/log";
 
-// One tool, defined once (architecture.md): its MCP name, its REST paths, its input schema, its
+// One tool, defined once: its MCP name, its REST paths, its input schema, its
 // price, and the work. REST, batch and MCP are thin adapters over these definitions.
 
 /** The two REST path families. They differ in a few accepted values and result shapes. */
@@ -60,7 +60,7 @@ export interface ToolDefinition<Input = unknown, Prepared = unknown, Result = Re
    * choosing the model, the safety screen. A failure here costs nothing.
    */
   prepare(input: Input, ctx: ToolContext): Promise<Prepared>;
-  /** Credits for this call; flat per call (spec 8). */
+  /** Credits for this call; flat per call. */
   price(prepared: Prepared): number;
   summarize(input: Input, prepared?: Prepared): CallSummary;
   /** The work itself, after the credits were taken. */

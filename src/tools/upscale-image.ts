@@ -7,7 +7,7 @@ import { expectImage, imageResultFields, storeImage, timing } from "./model-outp
 import { IMAGE_INPUT_ERRORS, sourceImageOf } from "./source-image";
 import { defineTool } from "./types";
 
-// upscale_image (spec 4.11): 2x, 4x or 8x with the dedicated upscaler, 15 credits at any factor.
+// upscale_image: 2x, 4x or 8x with the dedicated upscaler, 15 credits at any factor.
 
 export const UPSCALE_CREDITS = 15;
 export const SCALE_FACTORS = ["2x", "4x", "8x"] as const;

@@ -6,7 +6,7 @@ import { discOnPlainBackground } from "../support/pictures";
 import { balanceOf, dataUriOf, postTool, usageRows } from "../support/tool-calls";
 import { OPENAI_MODELS } from "../upstream/scenarios";
 
-// POST /v1/batch and /playground/multicall (spec 4.15).
+// POST /v1/batch and /playground/multicall.
 
 interface Item {
   tool: string;

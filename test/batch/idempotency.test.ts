@@ -9,7 +9,7 @@ import { insertModel } from "../support/models";
 import { balanceOf, postTool, usageRows } from "../support/tool-calls";
 import { OPENAI_MODELS } from "../upstream/scenarios";
 
-// Idempotency-Key on billed POSTs (decisions "Idempotency").
+// Idempotency-Key on billed POSTs.
 
 const generate = (key: string, idempotencyKey: string, body: Record<string, unknown> = { prompt: "a teal star", seed: 3 }) =>
   postTool("/v1/generate", key, body, { "Idempotency-Key": idempotencyKey });

@@ -95,7 +95,7 @@ describe("playground", () => {
       ["upscale_image", 400, 0],
     ]);
 
-    // Too little balance: the spec's insufficient-credits refusal, as words.
+    // Too little balance: the insufficient-credits refusal, as words.
     await env.LEDGER.getByName(id).grant(-45);
     const poor = await browser.submit("/dashboard/playground/upscale", "/dashboard/playground/upscale", { imageSample: "on" });
     expect(poor.status).toBe(400);

@@ -3,7 +3,7 @@ import { loadImageBytes, MAX_INPUT_IMAGE_BYTES, pickImageField } from "../../src
 import { FAKE_PNG } from "./fake-image-host";
 import { countingFetcher, expectRefusal, toBase64, toUrlSafe } from "./helpers";
 
-// Inline input images (spec 4 preamble, decisions "Limits"): base64 data URIs and bare base64,
+// Inline input images: base64 data URIs and bare base64,
 // in both alphabets, with the 20 MB limit judged before decoding.
 
 /** Every byte value, so each base64 character (including + / and - _) is exercised. */

@@ -3,7 +3,7 @@ import { IMAGE_FETCH_TIMEOUT_MS, loadImageBytes, MAX_INPUT_IMAGE_BYTES } from ".
 import { FAKE_IMAGE_ORIGIN, FAKE_JPEG, FAKE_MIRROR_ORIGIN, FAKE_PNG, FAKE_SVG, SLOW_HOP_MS } from "./fake-image-host";
 import { expectRefusal, observingFetcher } from "./helpers";
 
-// Reference images fetched from https URLs (decisions "Limits": https only, 10 s, 20 MB,
+// Reference images fetched from https URLs (https only, 10 s, 20 MB,
 // image/*). These go through the real global fetch: workerd sends real HTTP, and miniflare's
 // outboundService (vitest.config.ts) answers it from the fake host in fake-image-host.ts.
 // A fetcher is passed only to observe which URLs were asked for; it still calls the real fetch.

@@ -4,7 +4,7 @@ import { loadImageBytes } from "../../src/images/input";
 import { checkImageUrl, hostRefusal } from "../../src/images/url-policy";
 import { countingFetcher, expectRefusal } from "./helpers";
 
-// Which reference-image URLs may be fetched (decisions "Limits": https only, no loopback, private
+// Which reference-image URLs may be fetched (https only, no loopback, private
 // or link-local hosts). Every refusal must happen before any network call.
 
 const DISALLOWED: Array<[string, string]> = [

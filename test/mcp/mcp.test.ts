@@ -6,7 +6,7 @@ import { discOnPlainBackground } from "../support/pictures";
 import { balanceOf, bytesOfBase64, dataUriOf, decodeAny, usageRows } from "../support/tool-calls";
 import { mcpClient } from "./support";
 
-// Remote MCP over streamable HTTP (spec 4.1 MCP column, 5.8): the SDK's client against /mcp.
+// Remote MCP over streamable HTTP: the SDK's client against /mcp.
 
 const EXPECTED_TOOLS = [
   "compress_image", "convert_format", "edit_image", "generate_image", "generate_transparent_image", "get_user_info",
@@ -41,7 +41,7 @@ describe("/mcp authentication", () => {
 });
 
 describe("/mcp tools", () => {
-  it("lists exactly the spec's tools, with schemas from the REST definitions and truthful annotations", async () => {
+  it("lists exactly the documented tools, with schemas from the REST definitions and truthful annotations", async () => {
     const client = await mcpClient((await newAccount()).key);
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(EXPECTED_TOOLS);
@@ -102,6 +102,15 @@ describe("/mcp tools", () => {
     expect(me.structuredContent).toMatchObject({ user: { id: account.id, credits: 30 }, authMethod: "api_key" });
     const models = (await client.callTool({ name: "list_models", arguments: {} })) as Result;
     expect((models.structuredContent!.models as { modelId: string }[]).map((m) => m.modelId)).toContain("local-draw-v1");
+    // Other tools' models are discoverable by task, each saying where its id goes.
+    const upscalers = (await client.callTool({ name: "list_models", arguments: { task: "upscale" } })) as Result;
+    const upscalerEntries = upscalers.structuredContent!.models as { modelId: string; task: string; tools: string[] }[];
+    expect(upscalerEntries.map((m) => m.modelId)).toContain("local-lanczos-v1");
+    expect(upscalerEntries.every((m) => m.task === "upscale" && m.tools.join() === "upscale_image")).toBe(true);
+    const every = (await client.callTool({ name: "list_models", arguments: { task: "all" } })) as Result;
+    expect(new Set((every.structuredContent!.models as { task: string }[]).map((m) => m.task))).toEqual(new Set(["image", "remove_bg", "upscale", "svg"]));
+    const wrong = (await client.callTool({ name: "list_models", arguments: { task: "video" } })) as Result;
+    expect(wrong.isError).toBe(true);
     const batch = (await client.callTool({
       name: "multicall",
       arguments: { requests: [{ tool: "text_to_svg", args: { prompt: "a leaf", model: "local-svg-v1" } }, { tool: "generate_image", args: { prompt: "" } }] },

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ERROR_CATALOG, PixelgateError } from "../../src/errors";
 import { assertSafeText, screenText, type SafetyCategory } from "../../src/safety";
 
-// The prompt screen (spec 7, decisions "Errors"): categories, the normalisation that undoes
+// The prompt screen: categories, the normalisation that undoes
 // disguised words, context that lets innocent near-misses through, and the error it throws.
 // Precision and recall over a large labelled set are measured by `npm run eval:safety`.
 

@@ -4,7 +4,7 @@ import { displayPrefix, generateApiKey, isWellFormedApiKey, sha256Hex } from "..
 import { expectError } from "./envelope";
 import { adminCall, call, newAccount } from "./fixtures";
 
-// The authentication table (spec 5, decisions "Keys"), written once and run against every
+// The authentication table, written once and run against every
 // authenticated route, so no route can drift from the others in how it treats a key.
 
 /** A key in the right shape whose checksum does not match its random part. */

@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 
-// Assertions on the one error envelope (spec 7, decisions "Errors"). Clients branch on
+// Assertions on the one error envelope. Clients branch on
 // error.type and error.code, so those are what every error test pins down.
 
 export interface ErrorEnvelope {

@@ -33,7 +33,7 @@ export function postTool(path: string, key: string, body: unknown, headers: Reco
   );
 }
 
-/** Downloads a hosted result through the worker and checks the headers decisions.md requires. */
+/** Downloads a hosted result through the worker and checks the headers a hosted file must carry. */
 export async function fetchHosted(url: string, mime: string): Promise<Uint8Array> {
   const response = await call(new URL(url).pathname);
   expect(response.status).toBe(200);

@@ -7,7 +7,7 @@ import { call, newAccount, newKey, withKey } from "../support/fixtures";
 import { expectError, expectParamError } from "../support/envelope";
 import { balanceOf, base64, dataUriOf, postTool, usageRows } from "../support/tool-calls";
 
-// The one billed-call path (decisions "Credits on failure", spec 7): nothing is taken before the
+// The one billed-call path: nothing is taken before the
 // reservation, a failure the client could not have known about before the charge is refunded,
 // and every call that passed authentication writes exactly one log entry.
 

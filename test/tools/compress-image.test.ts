@@ -4,7 +4,7 @@ import { newAccount } from "../support/fixtures";
 import { expectParamError } from "../support/envelope";
 import { balanceOf, bytesOfDataUri, dataUriOf, decodeAny, postTool } from "../support/tool-calls";
 
-// compress on both families (spec 4.13).
+// compress on both families.
 
 interface CompressBody {
   success: boolean;

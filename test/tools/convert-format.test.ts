@@ -5,7 +5,7 @@ import { newAccount } from "../support/fixtures";
 import { expectError, expectParamError } from "../support/envelope";
 import { balanceOf, bytesOfBase64, bytesOfDataUri, dataUriOf, decodeAny, fetchHosted, postTool, usageRows } from "../support/tool-calls";
 
-// convert-format on both families (spec 4.14), through the real worker, R2 and ledger.
+// convert-format on both families, through the real worker, R2 and ledger.
 
 interface ConvertBody {
   success: boolean;

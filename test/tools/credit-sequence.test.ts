@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { newAccount } from "../support/fixtures";
 import { balanceOf, postTool, usageRows } from "../support/tool-calls";
 
-// The credit sequence of spec 3 under concurrency: validation and the safety screen cost
+// The credit sequence of a billed call under concurrency: validation and the safety screen cost
 // nothing, the balance check and the deduction are one atomic step, so concurrent calls can
 // never spend more than the balance.
 

@@ -6,7 +6,7 @@ import { alphaAt } from "../support/pictures";
 import { balanceOf, decodeAny, fetchHosted, postTool, usageRows } from "../support/tool-calls";
 import { REPLICATE_MODELS } from "../upstream/scenarios";
 
-// generate-transparent (spec 4.8, states in 3): render, then cut out; a failed cut-out still
+// generate-transparent: render, then cut out; a failed cut-out still
 // succeeds with the render, `isTransparent: false`, and its 8 credits back.
 
 type Body = { deductedCredits: number; userCredits: number; result: Record<string, unknown> & { imageUrl: string; originalImageUrl: string } };

@@ -5,7 +5,7 @@ import { insertModel } from "../support/models";
 import { discOnPlainBackground } from "../support/pictures";
 import { balanceOf, bytesOfBase64, dataUriOf, decodeAny, fetchHosted, postTool, usageRows } from "../support/tool-calls";
 
-// generate on both families with the built-in local renderer (spec 4.7, 2.4).
+// generate on both families with the built-in local renderer.
 
 interface GenerateBody {
   success: boolean;

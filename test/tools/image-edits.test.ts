@@ -4,7 +4,7 @@ import { newAccount } from "../support/fixtures";
 import { alphaAt, discOnPlainBackground, noise } from "../support/pictures";
 import { balanceOf, dataUriOf, decodeAny, fetchHosted, postTool, usageRows } from "../support/tool-calls";
 
-// edit, remove-background and upscale with the built-in local models (spec 4.9-4.11).
+// edit, remove-background and upscale with the built-in local models.
 
 type Body = { success: boolean; deductedCredits: number; userCredits: number; result: Record<string, unknown> & { imageUrl: string } };
 

@@ -3,7 +3,7 @@ import { expectError } from "../support/envelope";
 import { newAccount } from "../support/fixtures";
 import { balanceOf, postTool, usageRows } from "../support/tool-calls";
 
-// The safety screen on every tool that takes a prompt (spec 7, decisions "Errors"): 400 before
+// The safety screen on every tool that takes a prompt: 400 before
 // any charge, with isNsfw, reason and category at the top level.
 
 const UNSAFE = "explicit nude porn photo";

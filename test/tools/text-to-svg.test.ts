@@ -3,7 +3,7 @@ import { expectParamError } from "../support/envelope";
 import { newAccount } from "../support/fixtures";
 import { balanceOf, postTool } from "../support/tool-calls";
 
-// text-to-svg with the local composer (spec 4.12): sanitised markup inline, 5 credits.
+// text-to-svg with the local composer: sanitised markup inline, 5 credits.
 
 type Body = { deductedCredits: number; userCredits: number; result: Record<string, string | number> };
 

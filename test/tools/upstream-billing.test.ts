@@ -10,7 +10,7 @@ import { OPENAI_MODELS, REPLICATE_MODELS, WORKERS_AI_MODELS } from "../upstream/
 // The whole billed path against the fake upstream providers (test/upstream, real HTTP servers
 // that speak each provider's API): what a failure costs, seen on the balance and in the log.
 // Upstream failures are 502 and refunded; our own failure after the charge (a broken catalogue
-// row) is a 500 and, as the spec says, not refunded.
+// row) is a 500 and not refunded.
 
 const COST = 10; // insertModel's default costPerReq
 
@@ -93,7 +93,7 @@ describe("a Replicate prediction the service stops waiting for", () => {
 });
 
 describe("failures that are not the provider's", () => {
-  it("a broken catalogue row fails after the charge with 500, not refunded (spec 7)", async () => {
+  it("a broken catalogue row fails after the charge with 500, not refunded", async () => {
     const outcome = await generateWith("replicate", "not-an-owner-slash-name");
     expect(outcome.status).toBe(500);
     expect(outcome.body).toMatchObject({ error: { type: "api_error", code: "internal_error" } });

@@ -3,6 +3,7 @@ import { encodeFakePng, seedOf } from "./png.ts";
 import { bearerOf, hang, isJson, parseJson, sendBytes, sendJson, sendMalformedJson, sendOversized, type FakeExchange } from "./http-kit.ts";
 import { FAKE_OPENAI_HOST, FAKE_OPENAI_KEY, OPENAI_MODELS as M, type FakeRequestRecord } from "./scenarios.ts";
 import { planFor } from "./chaos.ts";
+import { serveModerations } from "./fake-moderation.ts";
 
 // The OpenAI Images API as documented: POST /v1/images/generations (JSON) and
 // POST /v1/images/edits (multipart/form-data, `image` or `image[]` files), answering
@@ -29,6 +30,7 @@ export function serveOpenAi(x: FakeExchange): void {
     // The real API masks most of the key; this fake quotes it whole, so a test proves we never pass it on.
     return error(x, 401, `Incorrect API key provided: ${bearerOf(req) ?? "(none)"}.`, "invalid_request_error", "invalid_api_key");
   }
+  if (req.method === "POST" && url.pathname === "/v1/moderations") return serveModerations(x);
   const endpoint = req.method === "POST" && /^\/v1\/images\/(generations|edits)$/.exec(url.pathname)?.[1];
   if (endpoint !== "generations" && endpoint !== "edits") return error(x, 404, `Invalid URL (${req.method} ${url.pathname})`, "invalid_request_error", null);
   const call = endpoint === "generations" ? readGeneration(x) : readEdit(x);

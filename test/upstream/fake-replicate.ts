@@ -6,6 +6,7 @@ import {
   REPLICATE_MODELS as M, SLOW_POLL_SUCCEEDS_AT, type FakeRequestRecord,
 } from "./scenarios.ts";
 import { planFor, type FakePlan } from "./chaos.ts";
+import { schemaProblem } from "./replicate-schemas.ts";
 
 // Replicate's HTTP API as documented: POST /v1/models/{owner}/{name}/predictions or
 // POST /v1/predictions { version, input }, `Prefer: wait=N`, GET /v1/predictions/{id} (urls.get)
@@ -46,6 +47,8 @@ export function serveReplicate(x: FakeExchange): void {
 }
 
 function create(x: FakeExchange, model: string, input: Record<string, unknown>, version?: string): void {
+  const invalid = schemaProblem(model, input);
+  if (invalid) return problem(x, 422, "Input validation failed", invalid);
   const plan = planFor(model);
   if (plan) return void setTimeout(() => createByPlan(x, model, input, plan), plan.delayMs);
   const prefer = x.req.headers.prefer;
@@ -72,7 +75,7 @@ function create(x: FakeExchange, model: string, input: Record<string, unknown>, 
     keys: Object.keys(input).sort(),
     aspectRatio: typeof input.aspect_ratio === "string" ? input.aspect_ratio : undefined,
     seed: typeof input.seed === "number" ? input.seed : undefined,
-    scale: typeof input.scale === "number" ? input.scale : undefined,
+    scale: scaleOf(input),
     prefer: typeof prefer === "string" ? prefer : undefined,
   };
   const id = randomBytes(10).toString("hex");
@@ -107,7 +110,7 @@ function createByPlan(x: FakeExchange, model: string, input: Record<string, unkn
     imageCount: image ? 1 : 0,
     keys: Object.keys(input).sort(),
     aspectRatio: typeof input.aspect_ratio === "string" ? input.aspect_ratio : undefined,
-    scale: typeof input.scale === "number" ? input.scale : undefined,
+    scale: scaleOf(input),
   };
   let output: string;
   if (plan.failure === "not-an-image") output = `data:image/png;base64,${Buffer.from("plain text, not a picture").toString("base64")}`;
@@ -171,10 +174,18 @@ function outputOf(model: string, record: FakeRequestRecord, image: string | unde
     case M.svg:
       return file("out.svg");
   }
+  if (model.endsWith("-svg")) return file("out.svg"); // a real SVG model id (recraft-ai/recraft-v3-svg)
   const { width, height, cutout } = pictureFor(record, image);
   if (model === M.dataUriOutput) return `data:image/png;base64,${encodeFakePng({ width, height, seed: 3, cutout, record }).toString("base64")}`;
   const url = file("out.png", { w: String(width), h: String(height), cutout: cutout ? "1" : "" });
   return model === M.arrayOutput ? [url] : url;
+}
+
+/** The upscale factor: Real-ESRGAN's `scale` (a number) or Topaz's `upscale_factor` ("4x"). */
+function scaleOf(input: Record<string, unknown>): number | undefined {
+  if (typeof input.scale === "number") return input.scale;
+  const factor = typeof input.upscale_factor === "string" ? /^(\d+)x$/.exec(input.upscale_factor) : null;
+  return factor ? Number(factor[1]) : undefined;
 }
 
 /** Upscale: input size times scale; cut-out and edit: the input's size; generate: ~1 MP at the ratio. */
@@ -182,7 +193,8 @@ function pictureFor(record: FakeRequestRecord, image: string | undefined): { wid
   const input = image ? pngSize(Buffer.from(image.slice(image.indexOf(",") + 1), "base64")) : null;
   if (input && record.scale) return { width: input.width * record.scale, height: input.height * record.scale, cutout: false };
   if (input) return { ...input, cutout: record.prompt === undefined };
-  const [w, h] = (record.aspectRatio ?? "1:1").split(":").map(Number) as [number, number];
+  // "custom" and "match_input_image" have no ratio in them: a square stands in.
+  const [w, h] = (/^\d+:\d+$/.test(record.aspectRatio ?? "") ? record.aspectRatio! : "1:1").split(":").map(Number) as [number, number];
   const unit = Math.sqrt((1024 * 1024) / (w * h));
   return { width: Math.round((w * unit) / 32) * 32, height: Math.round((h * unit) / 32) * 32, cutout: false };
 }

@@ -1,11 +1,14 @@
 import { encodeFakePng, seedOf } from "./png.ts";
 import { bearerOf, hang, isJson, parseJson, sendBytes, sendJson, sendMalformedJson, sendOversized, type FakeExchange } from "./http-kit.ts";
+import { serveFlux2 } from "./fake-workers-ai-flux2.ts";
+import { serveLlamaGuard } from "./fake-moderation.ts";
 import { FAKE_CLOUDFLARE_ACCOUNT, FAKE_CLOUDFLARE_TOKEN, type FakeRequestRecord } from "./scenarios.ts";
 
 // The Workers AI REST API as documented: POST /client/v4/accounts/{account}/ai/run/{model},
 // Bearer token, JSON inputs. Stable Diffusion models answer the PNG itself (image/png);
 // FLUX.1 schnell answers { result: { image: base64 }, success: true, errors: [], messages: [] };
-// failures answer { success: false, errors: [{ code, message }], result: null }. The input
+// failures answer { success: false, errors: [{ code, message }], result: null }. FLUX.2 models take
+// multipart form data instead (fake-workers-ai-flux2.ts). The input
 // checks follow the models' published schemas, so a wrong mapping in the adapter fails here.
 
 const FLUX_KEYS = new Set(["prompt", "steps", "seed"]);
@@ -16,10 +19,13 @@ export function serveWorkersAi(x: FakeExchange): void {
   if (bearerOf(req) !== FAKE_CLOUDFLARE_TOKEN) return failure(x, 401, 10000, "Authentication error");
   const match = /^\/client\/v4\/accounts\/([^/]+)\/ai\/run\/(.+)$/.exec(url.pathname);
   if (req.method !== "POST" || !match || match[1] !== FAKE_CLOUDFLARE_ACCOUNT) return failure(x, 404, 7003, "Could not route to /ai/run");
+  const model = decodeURIComponent(match[2]!).replace(/^@cf\//, "");
+  if (/flux-2-/.test(model)) return serveFlux2(x, model, (status, code, message) => failure(x, status, code, message));
   if (!isJson(req)) return failure(x, 400, 5006, "Expected a JSON body");
   const inputs = parseJson(x.body) as Record<string, unknown> | undefined;
   if (typeof inputs !== "object" || inputs === null) return failure(x, 400, 5006, "Malformed JSON in request body");
-  const model = decodeURIComponent(match[2]!).replace(/^@cf\//, "");
+
+  if (/llama-guard/.test(model)) return serveLlamaGuard(x, inputs, (status, code, message) => failure(x, status, code, message));
 
   switch (model) {
     case "fake/http-400":

@@ -88,6 +88,12 @@ export const WORKERS_AI_MODELS = {
   ok: "@cf/fake/ok",
   /** Matches the adapter's FLUX.1 schnell family: only prompt/steps/seed, answers { image }. */
   flux: "@cf/fake/flux-1-schnell",
+  /** FLUX.2 [klein]: multipart form, fixed steps (fake-workers-ai-flux2.ts). */
+  flux2Klein: "@cf/fake/flux-2-klein-4b",
+  /** FLUX.2 [dev]: multipart form, takes steps. */
+  flux2Dev: "@cf/fake/flux-2-dev",
+  /** A FLUX.2 model whose well-formed request fails with the platform's 500. */
+  flux2Http500: "@cf/fake/flux-2-klein-http-500",
   /** Matches the adapter's img2img family: needs `image`. */
   img2img: "@cf/fake/sd-img2img",
   http400: "@cf/fake/http-400",
@@ -121,6 +127,8 @@ export interface FakeRequestRecord {
   steps?: number;
   prefer?: string;
   version?: string;
+  /** Sizes of the input images received, in field order ("512x384"). */
+  inputSizes?: string[];
   polls?: number;
 }
 

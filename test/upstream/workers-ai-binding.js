@@ -5,7 +5,8 @@
 // This is the one translation layer in the fake upstream, and it exists because the real AI
 // binding is not HTTP from the worker's side: it is a runtime object whose run() resolves to the
 // model's answer and rejects with an error. Here run() sends the request the documented REST API
-// takes (POST /client/v4/accounts/{account}/ai/run/{model}, Bearer token, JSON inputs) to the fake
+// takes (POST /client/v4/accounts/{account}/ai/run/{model}, Bearer token, JSON inputs, or the
+// multipart form FLUX.2 models take) to the fake
 // server and returns what the real binding returns: the PNG stream for image/* answers, `result`
 // for JSON ones; a failure ({ success: false, errors }) or unparseable JSON becomes a thrown Error
 // as the binding's AiError would. Nothing here decides outcomes: the fake server does.
@@ -17,10 +18,12 @@ import { WorkerEntrypoint } from "cloudflare:workers";
 export class FakeWorkersAi extends WorkerEntrypoint {
   async run(model, inputs) {
     const url = `https://workers-ai.upstream.test/client/v4/accounts/${this.env.CLOUDFLARE_ACCOUNT_ID}/ai/run/${model}`;
+    // `{ multipart: { body, contentType } }` (FLUX.2) goes to the REST API as the form itself.
+    const multipart = inputs?.multipart;
     const response = await fetch(url, {
       method: "POST",
-      headers: { Authorization: `Bearer ${this.env.CLOUDFLARE_API_TOKEN}`, "Content-Type": "application/json" },
-      body: JSON.stringify(inputs),
+      headers: { Authorization: `Bearer ${this.env.CLOUDFLARE_API_TOKEN}`, "Content-Type": multipart ? multipart.contentType : "application/json" },
+      body: multipart ? multipart.body : JSON.stringify(inputs),
     });
     const type = response.headers.get("Content-Type") ?? "";
     if (response.ok && type.startsWith("image/")) return response.body;

@@ -4,7 +4,7 @@ import { UsageError } from "../exit-codes.ts";
 import { resolveImageArgument } from "../image-input.ts";
 import { runTool } from "./run-tool.ts";
 
-// One command per model tool (compress and convert are in codec-tools.ts). Each builds the REST body of its /v1 endpoint (README "Image
+// One command per model tool (compress and convert are in codec-tools.ts). Each builds the REST body of its /v1 endpoint (docs/api.md "Image
 // tools", "Model tools") from the command line; the service validates and prices it.
 
 export const IMAGE_HELP = "IMAGE is a file path, an https URL, a data URI, or - to read stdin.";
