@@ -119,7 +119,7 @@ export const DASHBOARD_JS = `
       if (area.value.length <= max) return;
       event.preventDefault();
       event.stopImmediatePropagation();
-      say("The prompt is " + format(area.value.length - max) + " characters too long. Shorten it to " + format(max) + " or fewer.");
+      say("The prompt has " + format(area.value.length) + " characters; the limit is " + format(max) + ". Shorten it to run.");
       area.focus();
     });
   });
