@@ -27,30 +27,18 @@ afterAll(async () => {
 
 const path = (): string => new URL(page.url()).pathname + new URL(page.url()).search;
 
-/** What the overview says the balance is, read in a second tab so the first keeps its history. */
-async function balance(): Promise<number> {
+/** Reads a page in a second tab, so the first keeps its history for Back and Forward. */
+async function inSecondTab<T>(route: string, read: (tab: Page) => Promise<T>): Promise<T> {
   const tab = await browser.context.newPage();
-  await tab.goto(`${baseUrl()}/dashboard`);
-  const value = Number(await tab.getByTestId("balance").textContent());
+  await tab.goto(`${baseUrl()}${route}`);
+  const value = await read(tab);
   await tab.close();
   return value;
 }
 
-async function keyRows(): Promise<number> {
-  const tab = await browser.context.newPage();
-  await tab.goto(`${baseUrl()}/dashboard/keys`);
-  const count = await tab.locator("tr[data-key-id]").count();
-  await tab.close();
-  return count;
-}
-
-async function usageRows(): Promise<number> {
-  const tab = await browser.context.newPage();
-  await tab.goto(`${baseUrl()}/dashboard/usage`);
-  const count = await tab.locator("tr[data-request-id]").count();
-  await tab.close();
-  return count;
-}
+const balance = () => inSecondTab("/dashboard", async (tab) => Number(await tab.getByTestId("balance").textContent()));
+const keyRows = () => inSecondTab("/dashboard/keys", (tab) => tab.locator("tr[data-key-id]").count());
+const usageRows = () => inSecondTab("/dashboard/usage", (tab) => tab.locator("tr[data-request-id]").count());
 
 describe("reload and Back after each dashboard form", () => {
   it("sign-up: reload and Back keep the one account with its 50 credits", async () => {
