@@ -11,6 +11,8 @@ import type { PixelgateError } from "../errors";
 export const RUN_TOKEN = /^[0-9A-Za-z]{24}$/;
 /** Runs (and their R2 objects) older than this are removed when the account runs again. */
 const KEEP_MS = 7 * 24 * 60 * 60 * 1000;
+/** A run still "running" after this was cut off (the request ended before it did). */
+const ABANDONED_MS = 10 * 60 * 1000;
 
 export function newRunToken(): string {
   return randomBase62(24);
@@ -31,7 +33,8 @@ export interface RunError {
 export interface PlaygroundRun {
   token: string;
   tool: string;
-  state: "running" | "done" | "failed";
+  /** "abandoned": it never recorded an end; the usage log says whether it was charged. */
+  state: "running" | "done" | "failed" | "abandoned";
   /** The text fields as typed, to refill the form with. */
   form: Record<string, string>;
   upload: KeptUpload | null;
@@ -53,14 +56,14 @@ export async function claimRun(env: Env, accountId: string, token: string, tool:
 export async function findRun(db: D1Database, accountId: string, token: string): Promise<PlaygroundRun | null> {
   if (!RUN_TOKEN.test(token)) return null;
   const row = await db
-    .prepare("SELECT token, tool, state, form, upload_key, upload_name, error FROM playground_runs WHERE account_id = ? AND token = ?")
+    .prepare("SELECT token, tool, state, form, upload_key, upload_name, error, created_at FROM playground_runs WHERE account_id = ? AND token = ?")
     .bind(accountId, token)
-    .first<{ token: string; tool: string; state: PlaygroundRun["state"]; form: string; upload_key: string | null; upload_name: string | null; error: string | null }>();
+    .first<{ token: string; tool: string; state: "running" | "done" | "failed"; form: string; upload_key: string | null; upload_name: string | null; error: string | null; created_at: number }>();
   if (!row) return null;
   return {
     token: row.token,
     tool: row.tool,
-    state: row.state,
+    state: row.state === "running" && Date.now() - row.created_at > ABANDONED_MS ? "abandoned" : row.state,
     form: JSON.parse(row.form) as Record<string, string>,
     upload: row.upload_key ? { key: row.upload_key, name: row.upload_name ?? "your file" } : null,
     error: row.error ? (JSON.parse(row.error) as RunError) : null,

@@ -191,6 +191,20 @@ describe("playground", () => {
     expect(visibleText(await poor.text())).toContain("needs 15 and the account has 5");
   });
 
+  it("a run still going (or cut off) is shown as such, and its form sent again does not start it twice", async () => {
+    const browser = new TestBrowser();
+    const id = await accountIdOf(await signUpIn(browser), env.DB);
+    const form = await formOf(browser, "/dashboard/playground/compress");
+    await env.DB.prepare("INSERT INTO playground_runs (account_id, token, tool, state, created_at) VALUES (?, ?, 'compress', 'running', ?)").bind(id, form.run, Date.now()).run();
+    const again = await browser.submit("/dashboard/playground/compress", "/dashboard/playground/compress", { imageSample: "on", run: form.run }, { csrf: form.csrf });
+    expect(again.headers.get("Location")).toBe(`/dashboard/playground/compress/runs/${form.run}`);
+    expect(await (await browser.follow(again)).text()).toContain('data-testid="playground-running"');
+    await env.DB.prepare("UPDATE playground_runs SET created_at = ? WHERE token = ?").bind(Date.now() - 11 * 60 * 1000, form.run).run();
+    expect(await (await browser.get(browser.location)).text()).toContain('data-testid="playground-abandoned"');
+    expect(await balanceOf(id)).toBe(50);
+    expect(await usageRows(id)).toHaveLength(0);
+  });
+
   it("makes a new playground key when the old one was revoked", async () => {
     const browser = new TestBrowser();
     const id = await accountIdOf(await signUpIn(browser), env.DB);

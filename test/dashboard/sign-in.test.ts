@@ -119,6 +119,24 @@ describe("sign-in and sign-out", () => {
   });
 });
 
+describe("the one-time flash after a refused form", () => {
+  it("is read once, and a forged one is ignored", async () => {
+    const browser = new TestBrowser();
+    const answer = await browser.submit("/dashboard/sign-in", "/dashboard/sign-in", { email: freshIdentity().email, password: "not the password" });
+    expect(answer.status).toBe(303);
+    const flash = browser.cookies.get("__Host-pg_flash")!;
+    expect(flash).toMatch(/^[\w-]+\.[0-9a-f]{64}$/);
+    expect((await browser.get("/dashboard/sign-in")).status).toBe(401);
+    expect((await browser.get("/dashboard/sign-in")).status).toBe(200);
+
+    const body = btoa(JSON.stringify({ status: 401, problems: { form: "Call +1 555 0100 to unlock your account" }, values: {} })).replace(/=+$/, "");
+    browser.cookies.set("__Host-pg_flash", `${body}.${flash.split(".")[1]}`);
+    const forged = await browser.get("/dashboard/sign-in");
+    expect(forged.status).toBe(200);
+    expect(visibleText(await forged.text())).not.toContain("unlock your account");
+  });
+});
+
 describe("sign-in throttle", () => {
   it("refuses the 11th failed attempt for one email within 15 minutes, even with the right password", async () => {
     const email = await signUpIn(new TestBrowser());

@@ -69,5 +69,12 @@ export function Outcome(props: { run?: PlaygroundRun; output?: BilledResult; err
       </section>
     );
   }
+  if (props.run?.state === "abandoned") {
+    return (
+      <section class="alert" role="alert" data-testid="playground-abandoned">
+        This run never finished (the request ended before it did). It will not run again; the <a href="/dashboard/usage">usage log</a> shows whether it was charged.
+      </section>
+    );
+  }
   return null;
 }
