@@ -67,6 +67,8 @@ export function factsModule(facts: ToolFacts): string {
 // test/cli/tool-facts.test.ts fails when this differs from what the service says.
 import type { ToolFacts } from "./openapi-facts.ts";
 
-export const TOOL_FACTS: ToolFacts = ${JSON.stringify(facts, null, 2)};
+export const TOOL_FACTS: ToolFacts = {
+${Object.entries(facts).map(([path, pathFacts]) => `  ${JSON.stringify(path)}: ${JSON.stringify(pathFacts)},`).join("\n")}
+};
 `;
 }
