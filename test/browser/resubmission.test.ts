@@ -6,7 +6,7 @@
 import sharp from "sharp";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { launchChromium, type LaunchedBrowser } from "./chromium.ts";
+import { launchChromium, screenshots, type LaunchedBrowser } from "./chromium.ts";
 
 const baseUrl = (): string => inject("pixelgateUrl");
 const email = `resubmit-${crypto.randomUUID()}@example.com`;
@@ -94,6 +94,7 @@ describe("reload and Back after each dashboard form", () => {
     await page.reload();
     expect(await page.content()).not.toContain(secret);
     expect(await page.getByText("already shown once").isVisible()).toBe(true);
+    await screenshots(page, "keys-already-shown");
     await page.goBack();
     expect(path()).toBe("/dashboard/keys");
     expect(await page.content()).not.toContain(secret);
@@ -150,6 +151,7 @@ describe("reload and Back after each dashboard form", () => {
     const width = () => page.getByTestId("playground-image").evaluate((img: LoadedImage) => img.decode().then(() => img.naturalWidth));
     expect(await width()).toBe(64);
     expect(await page.getByTestId("kept-upload").isChecked()).toBe(true);
+    await screenshots(page, "playground-kept-upload");
     const first = path();
     await page.getByRole("button", { name: "Run compress" }).click();
     await page.waitForURL((url) => url.pathname.includes("/runs/") && url.pathname !== first);
@@ -164,6 +166,7 @@ describe("reload and Back after each dashboard form", () => {
     await page.waitForURL(/\/runs\//);
     expect(await page.getByTestId("playground-image").count()).toBe(0);
     expect(await page.getByTestId("no-preview").textContent()).toContain("cannot be previewed");
+    await screenshots(page, "playground-tiff");
     const download = page.waitForEvent("download");
     await page.getByTestId("playground-download").click();
     expect((await download).suggestedFilename()).toMatch(/\.tiff$/);
@@ -179,6 +182,7 @@ describe("reload and Back after each dashboard form", () => {
     await page.getByRole("button", { name: "Run generate" }).click();
     await expect.poll(() => page.locator("#live").textContent()).toContain("The prompt has 4,001 characters; the limit is 4,000.");
     expect(path()).toBe("/dashboard/playground/generate");
+    await screenshots(page, "playground-prompt-too-long");
     await prompt.fill("a short prompt");
     expect(await page.getByTestId("prompt-count").textContent()).toBe("14 / 4,000 characters");
     expect(await balance()).toBe(before);

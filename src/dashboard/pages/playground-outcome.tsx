@@ -48,7 +48,7 @@ function Result(props: { output: BilledResult; downloadHref: string }) {
       {file ? (
         <p class="actions">
           <a class="button" href={props.downloadHref} download data-testid="playground-download">{`Download the ${file.label} file`}</a>
-          {file.src.startsWith("http") ? <a href={file.src}>Open the hosted file</a> : null}
+          {file.src.startsWith("http") && file.previewable ? <a href={file.src}>Open the hosted file</a> : null}
         </p>
       ) : null}
       <details>
