@@ -46,7 +46,8 @@ function signingKey(env: Env): Promise<CryptoKey> {
   return cachedSecret.key;
 }
 
-async function sign(env: Env, binding: string): Promise<string> {
+/** HMAC-SHA256 (hex) of `binding` under the dashboard secret; other short-lived dashboard state is signed with it too. */
+export async function sign(env: Env, binding: string): Promise<string> {
   const mac = await crypto.subtle.sign("HMAC", await signingKey(env), new TextEncoder().encode(binding));
   return Array.from(new Uint8Array(mac), (b) => b.toString(16).padStart(2, "0")).join("");
 }
@@ -81,9 +82,12 @@ export async function checkCsrf(c: Context<AppEnv>, session: DashboardSession | 
   if (!sameOrigin(c)) throw new CsrfRefusal("The form was sent from another site.");
   const binding = bindingOf(session, getCookie(c, NONCE_COOKIE));
   if (typeof presented !== "string" || !binding) throw new CsrfRefusal("The form is missing its security token.");
-  const expected = new TextEncoder().encode(await sign(c.env, binding));
+  if (!(await hasSignature(c.env, binding, presented))) throw new CsrfRefusal("The form's security token does not match this session.");
+}
+
+/** Whether `presented` is sign(binding), compared in constant time. */
+export async function hasSignature(env: Env, binding: string, presented: string): Promise<boolean> {
+  const expected = new TextEncoder().encode(await sign(env, binding));
   const actual = new TextEncoder().encode(presented);
-  if (actual.length !== expected.length || !crypto.subtle.timingSafeEqual(actual, expected)) {
-    throw new CsrfRefusal("The form's security token does not match this session.");
-  }
+  return actual.length === expected.length && crypto.subtle.timingSafeEqual(actual, expected);
 }

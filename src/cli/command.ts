@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { PixelgateClient, settingsFromEnv } from "./client.ts";
+import { DEFAULT_URL, PixelgateClient, settingsFromEnv } from "./client.ts";
 import { MissingKeyError, UsageError } from "./exit-codes.ts";
 
 // What a command is (its options, help and run function) and the context it runs in. Parsing is
@@ -107,16 +107,32 @@ export function createContext(command: CommandSpec, argv: string[]): CommandCont
     output,
     idempotencyKey: typeof values["idempotency-key"] === "string" ? values["idempotency-key"] : undefined,
     client() {
-      if (client) return client;
-      const settings = settingsFromEnv();
-      if (!settings.apiKey) throw new MissingKeyError();
-      client = new PixelgateClient({ baseUrl: settings.baseUrl, apiKey: settings.apiKey });
+      client ??= new PixelgateClient(serviceSettings());
       return client;
     },
     say(line: string) {
       (output === "-" ? process.stderr : process.stdout).write(`${line}\n`);
     },
   };
+}
+
+/**
+ * PIXELGATE_URL and PIXELGATE_API_KEY, checked before anything is sent: a URL that is not
+ * http(s) is a usage error (2), a missing key an authentication one (3).
+ */
+export function serviceSettings(): { baseUrl: string; apiKey: string } {
+  const settings = settingsFromEnv();
+  let url: URL | undefined;
+  try {
+    url = new URL(settings.baseUrl);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    throw new UsageError(`PIXELGATE_URL must be an http(s) URL such as ${DEFAULT_URL}, got "${settings.baseUrl}".`);
+  }
+  if (!settings.apiKey) throw new MissingKeyError();
+  return { baseUrl: settings.baseUrl, apiKey: settings.apiKey };
 }
 
 /** Option value helpers: a wrong type is a usage error naming the option. */

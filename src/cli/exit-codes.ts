@@ -19,6 +19,8 @@ export const EXIT = {
   badInput: 6,
   /** 5xx, provider failure (502), or the service could not be reached. */
   service: 7,
+  /** The call succeeded and was charged, but -o could not be written: the result is printed instead. */
+  notSaved: 8,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
@@ -26,12 +28,15 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 export const EXIT_CODE_HELP = `Exit codes:
   0  success
   1  some batch items failed (or an unexpected error)
-  2  usage error: unknown command or option, missing argument, unreadable local file
+  2  usage error: unknown command or option, missing argument, unreadable local file,
+     -o path that cannot be written, malformed PIXELGATE_URL (nothing is sent)
   3  authentication: PIXELGATE_API_KEY missing, invalid or revoked (HTTP 401)
   4  not enough credits (400 insufficient_credits)
   5  rate limited (HTTP 429); the Retry-After seconds are printed
   6  bad input: any other 4xx (invalid parameter, unreadable image, safety refusal, ...)
-  7  service failure: 5xx, model provider failure (502), or the service is unreachable`;
+  7  service failure: 5xx, model provider failure (502), or the service is unreachable
+  8  the call succeeded (and was charged) but its result could not be saved with -o:
+     the hosted URL (or the inline result) is printed on stdout instead`;
 
 /** A mistake in the command line itself, detected before anything is sent. */
 export class UsageError extends Error {}

@@ -11,6 +11,7 @@ import { compress, convert } from "./commands/codec-tools.ts";
 import { edit, generate, removeBg, svg, transparent, upscale } from "./commands/tools.ts";
 import { describeFailure, EXIT, exitCodeOf, UsageError } from "./exit-codes.ts";
 import { commandHelp, mainHelp } from "./help.ts";
+import { checkOutputFile, prepareOutputDirectory } from "./output-target.ts";
 
 const COMMANDS: CommandSpec[] = [me, models, usage, generate, transparent, edit, removeBg, upscale, svg, compress, convert, batch, mcp];
 
@@ -36,6 +37,9 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(commandHelp(command));
     return EXIT.ok;
   }
+  // Before anything is sent (and charged): where the result goes must be writable.
+  if (ctx.output !== undefined && command.output === "file") await checkOutputFile(ctx.output);
+  if (ctx.output !== undefined && command.output === "dir") await prepareOutputDirectory(ctx.output);
   try {
     return await command.run(ctx);
   } catch (error) {

@@ -99,6 +99,30 @@ export const DASHBOARD_JS = `
       if (!window.confirm(form.getAttribute("data-confirm"))) event.preventDefault();
     });
   });
+  // A prompt's live character count. Over the limit the form is not sent (the API would refuse
+  // it at no charge anyway); nothing is ever cut.
+  document.querySelectorAll("textarea[data-maxchars]").forEach(function (area) {
+    var max = Number(area.getAttribute("data-maxchars"));
+    var count = document.getElementById(area.id + "-count");
+    var format = function (n) { return n.toLocaleString("en"); };
+    var update = function () {
+      var over = area.value.length - max;
+      if (count) {
+        count.textContent = format(area.value.length) + " / " + format(max) + " characters" + (over > 0 ? ": " + format(over) + " too many" : "");
+        count.className = over > 0 ? "hint error" : "hint";
+      }
+      if (over > 0) area.setAttribute("aria-invalid", "true"); else area.removeAttribute("aria-invalid");
+    };
+    area.addEventListener("input", update);
+    update();
+    if (area.form) area.form.addEventListener("submit", function (event) {
+      if (area.value.length <= max) return;
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      say("The prompt has " + format(area.value.length) + " characters; the limit is " + format(max) + ". Shorten it to run.");
+      area.focus();
+    });
+  });
   document.querySelectorAll("form[data-busy]").forEach(function (form) {
     form.addEventListener("submit", function () {
       var button = form.querySelector("button[type=submit]");

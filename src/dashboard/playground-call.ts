@@ -54,8 +54,27 @@ function toBase64(bytes: Uint8Array): string {
   return btoa(binary);
 }
 
-/** The request body the form describes: empty fields are left out, so the tool's defaults apply. */
-export async function inputOfForm(entry: PlaygroundTool, form: Record<string, string | File | (string | File)[]>): Promise<Record<string, unknown>> {
+/** Where the pictures of a form come from, besides URLs and the sample (the route keeps uploads). */
+export interface PictureSources {
+  /** A file uploaded with this form: kept for re-runs, given back as a data URI. */
+  fresh(field: string, file: File): Promise<string>;
+  /** A file kept from an earlier run of the form, by the reference the form carried. */
+  kept(field: string, reference: string): Promise<string>;
+}
+
+export function dataUriOf(bytes: Uint8Array, type: string): string {
+  return `data:${type.startsWith("image/") ? type : "application/octet-stream"};base64,${toBase64(bytes)}`;
+}
+
+export function checkUploadSize(field: string, size: number): void {
+  if (size > MAX_UPLOAD_BYTES) throw new PixelgateError("image_too_large", "The file is larger than 20 MB.", { param: field });
+}
+
+/**
+ * The request body the form describes: empty fields are left out, so the tool's defaults apply.
+ * A picture is, in this order: a file chosen now, a URL typed now, the file of the last run, the sample.
+ */
+export async function inputOfForm(entry: PlaygroundTool, form: Record<string, string | File | (string | File)[]>, pictures: PictureSources): Promise<Record<string, unknown>> {
   const input: Record<string, unknown> = {};
   const text = (name: string): string => {
     const value = form[name];
@@ -64,15 +83,10 @@ export async function inputOfForm(entry: PlaygroundTool, form: Record<string, st
   for (const field of entry.fields) {
     if (field.kind === "image") {
       const file = form[`${field.name}File`];
-      if (file instanceof File && file.size > 0) {
-        if (file.size > MAX_UPLOAD_BYTES) throw new PixelgateError("image_too_large", "The file is larger than 20 MB.", { param: field.name });
-        const type = file.type.startsWith("image/") ? file.type : "application/octet-stream";
-        input[field.name] = `data:${type};base64,${toBase64(new Uint8Array(await file.arrayBuffer()))}`;
-      } else if (text(`${field.name}Url`)) {
-        input[field.name] = text(`${field.name}Url`);
-      } else if (text(`${field.name}Sample`) === "on") {
-        input[field.name] = await sampleImageDataUri();
-      }
+      if (file instanceof File && file.size > 0) input[field.name] = await pictures.fresh(field.name, file);
+      else if (text(`${field.name}Url`)) input[field.name] = text(`${field.name}Url`);
+      else if (text(`${field.name}Upload`)) input[field.name] = await pictures.kept(field.name, text(`${field.name}Upload`));
+      else if (text(`${field.name}Sample`) === "on") input[field.name] = await sampleImageDataUri();
       continue;
     }
     const value = text(field.name);

@@ -5,30 +5,40 @@ import { OAuthFailure } from "../auth/oauth-providers";
 import { csrfToken } from "../auth/session-csrf";
 import { currentSession, endSession, startSession } from "../auth/session";
 import type { AppEnv } from "../env";
+import { redirectWithFlash, takeFlash, type Flash } from "./flash";
 import { signIn, signUp } from "./local-accounts";
 import { MessagePage, SignInPage, SignUpPage } from "./pages/sign-in";
 import { checkedForm, field, render, type DashboardContext } from "./respond";
 import { freeSignupCredits, oauthClient, oauthClients } from "./settings";
 import { clientIp, type Throttle } from "./sign-in-limit";
 
-// Signing in and out: email and password, GitHub, Google.
+// Signing in and out: email and password, GitHub, Google. Every POST answers with a redirect
+// (post/redirect/get): a refused form goes back to its page with a one-time flash, so reloading
+// or going Back never sends a password again.
 
 function providersOf(c: DashboardContext) {
   return oauthClients(c.env).map((client) => client.provider);
 }
 
-function throttledPage(c: DashboardContext, throttle: Throttle) {
-  c.header("Retry-After", String(throttle.retryAfterSeconds));
+function throttled(c: DashboardContext, location: string, throttle: Throttle) {
   const minutes = Math.ceil(throttle.retryAfterSeconds / 60);
   const message = `Too many attempts. Wait ${minutes} ${minutes === 1 ? "minute" : "minutes"} and try again.`;
-  return render(c, <MessagePage title="Please wait" message={message} link={["/dashboard/sign-in", "Back to sign-in"]} />, 429);
+  return redirectWithFlash(c, location, { status: 429, problems: { form: message }, values: {}, retryAfterSeconds: throttle.retryAfterSeconds });
+}
+
+function throttledPage(c: DashboardContext, flash: Flash) {
+  c.header("Retry-After", String(flash.retryAfterSeconds ?? 60));
+  return render(c, <MessagePage title="Please wait" message={flash.problems.form ?? "Too many attempts."} link={["/dashboard/sign-in", "Back to sign-in"]} />, 429);
 }
 
 export const authRoutes = new Hono<AppEnv>()
   .get("/sign-in", async (c) => {
     if (await currentSession(c)) return c.redirect("/dashboard", 303);
+    const flash = await takeFlash(c);
+    if (flash?.status === 429) return throttledPage(c, flash);
     const notice = c.req.query("signed-out") !== undefined ? "You are signed out." : undefined;
-    return render(c, <SignInPage csrf={await csrfToken(c, null)} providers={providersOf(c)} notice={notice} />);
+    const page = <SignInPage csrf={await csrfToken(c, null)} providers={providersOf(c)} notice={notice} email={flash?.values.email} problems={flash?.problems} />;
+    return render(c, page, flash?.status ?? 200);
   })
   .post("/sign-in", async (c) => {
     const body = await checkedForm(c, null);
@@ -39,13 +49,18 @@ export const authRoutes = new Hono<AppEnv>()
       await startSession(c, outcome.account.id);
       return c.redirect("/dashboard", 303);
     }
-    if ("throttle" in outcome) return throttledPage(c, outcome.throttle);
-    const page = <SignInPage csrf={await csrfToken(c, null)} providers={providersOf(c)} email={email} problems={{ form: outcome.problem }} />;
-    return render(c, page, 401);
+    if ("throttle" in outcome) return throttled(c, "/dashboard/sign-in", outcome.throttle);
+    return redirectWithFlash(c, "/dashboard/sign-in", { status: 401, problems: { form: outcome.problem }, values: { email } });
   })
   .get("/sign-up", async (c) => {
     if (await currentSession(c)) return c.redirect("/dashboard", 303);
-    return render(c, <SignUpPage csrf={await csrfToken(c, null)} providers={providersOf(c)} freeCredits={freeSignupCredits(c.env)} />);
+    const flash = await takeFlash(c);
+    if (flash?.status === 429) return throttledPage(c, flash);
+    const page = (
+      <SignUpPage csrf={await csrfToken(c, null)} providers={providersOf(c)} freeCredits={freeSignupCredits(c.env)}
+        name={flash?.values.name} email={flash?.values.email} problems={flash?.problems} />
+    );
+    return render(c, page, flash?.status ?? 200);
   })
   .post("/sign-up", async (c) => {
     const body = await checkedForm(c, null);
@@ -56,12 +71,9 @@ export const authRoutes = new Hono<AppEnv>()
       await startSession(c, outcome.account.id);
       return c.redirect("/dashboard?welcome", 303);
     }
-    if ("throttle" in outcome) return throttledPage(c, outcome.throttle);
-    const page = (
-      <SignUpPage csrf={await csrfToken(c, null)} providers={providersOf(c)} freeCredits={freeSignupCredits(c.env)}
-        name={form.name} email={form.email} problems={{ form: "Check the highlighted fields.", ...outcome.problems }} />
-    );
-    return render(c, page, 400);
+    if ("throttle" in outcome) return throttled(c, "/dashboard/sign-up", outcome.throttle);
+    const problems = { form: "Check the highlighted fields.", ...outcome.problems } as Record<string, string>;
+    return redirectWithFlash(c, "/dashboard/sign-up", { status: 400, problems, values: { name: form.name, email: form.email } });
   })
   .post("/sign-out", async (c) => {
     const session = await currentSession(c);

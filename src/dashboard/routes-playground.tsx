@@ -1,15 +1,19 @@
 import { Hono } from "hono";
 import { ledgerOf } from "../accounts/ledger";
 import type { AppEnv } from "../env";
+import { PixelgateError } from "../errors";
 import { DEFAULT_MODEL_COST, listLiveModels } from "../models/catalog";
 import { PlaygroundPage, type ModelChoices } from "./pages/playground";
 import { MessagePage } from "./pages/sign-in";
-import { inputOfForm, runPlayground } from "./playground-call";
+import { checkUploadSize, dataUriOf, inputOfForm, runPlayground, type PictureSources, type PlaygroundOutcome } from "./playground-call";
+import { resultDownload } from "./playground-download";
+import { claimRun, findRun, findUpload, finishRun, keepUpload, newRunToken, RUN_TOKEN, runResult, type KeptUpload } from "./playground-runs";
 import { PLAYGROUND_TOOLS, playgroundTool, type PlaygroundTool } from "./playground-tools";
-import { checkedForm, render, signedIn, type DashboardContext } from "./respond";
-import { PixelgateError } from "../errors";
+import { checkedForm, field, render, signedIn, type DashboardContext, type FormBody, type SignedIn } from "./respond";
 
-// The playground pages: GET shows a tool's form, POST runs it and shows the outcome.
+// The playground pages. GET shows a tool's form with a fresh run token; POST claims the token,
+// runs the tool once and redirects to the run's own page (post/redirect/get), which reload and
+// Back only show again. A resubmitted form (same token) is sent to its run without running.
 
 /** The live models for the tool's model field, with their prices. */
 async function modelChoices(c: DashboardContext, entry: PlaygroundTool): Promise<ModelChoices> {
@@ -19,8 +23,21 @@ async function modelChoices(c: DashboardContext, entry: PlaygroundTool): Promise
   return { [task]: models.map((model) => ({ modelId: model.modelId, label: `${model.name} (${model.costPerReq ?? DEFAULT_MODEL_COST} credits)` })) };
 }
 
-function unknownTool(c: DashboardContext) {
-  return render(c, <MessagePage title="No such tool" message="The playground has no tool by that name." link={["/dashboard/playground", "Back to the playground"]} />, 404);
+function notFound(c: DashboardContext, title: string, message: string) {
+  return render(c, <MessagePage title={title} message={message} link={["/dashboard/playground", "Back to the playground"]} />, 404);
+}
+
+const runPath = (slug: string, token: string) => `/dashboard/playground/${slug}/runs/${token}`;
+
+/** The form's text as typed (never a file), to refill the form on the run's page. */
+function typedValues(entry: PlaygroundTool, body: FormBody): Record<string, string> {
+  const names = entry.fields.flatMap((f) => (f.kind === "image" ? [`${f.name}Url`, `${f.name}Sample`] : [f.name]));
+  return Object.fromEntries(names.flatMap((name) => (typeof body[name] === "string" && body[name] !== "" ? [[name, body[name] as string]] : [])));
+}
+
+async function formPage(c: DashboardContext, who: SignedIn, entry: PlaygroundTool, extra: Omit<Parameters<typeof PlaygroundPage>[0], "viewer" | "entry" | "models" | "balance" | "runToken"> = {}) {
+  const [{ balance }, models] = await Promise.all([ledgerOf(c.env, who.session.account.id).snapshot(), modelChoices(c, entry)]);
+  return render(c, <PlaygroundPage viewer={who.viewer} entry={entry} models={models} balance={balance} runToken={newRunToken()} {...extra} />);
 }
 
 export const playgroundPages = new Hono<AppEnv>()
@@ -29,9 +46,8 @@ export const playgroundPages = new Hono<AppEnv>()
     const who = await signedIn(c);
     if (who instanceof Response) return who;
     const entry = playgroundTool(c.req.param("tool"));
-    if (!entry) return unknownTool(c);
-    const [{ balance }, models] = await Promise.all([ledgerOf(c.env, who.session.account.id).snapshot(), modelChoices(c, entry)]);
-    return render(c, <PlaygroundPage viewer={who.viewer} entry={entry} models={models} balance={balance} />);
+    if (!entry) return notFound(c, "No such tool", "The playground has no tool by that name.");
+    return formPage(c, who, entry);
   })
   .post("/playground/:tool", async (c) => {
     const who = await signedIn(c);
@@ -39,21 +55,56 @@ export const playgroundPages = new Hono<AppEnv>()
     const body = await checkedForm(c, who.session);
     if (body instanceof Response) return body;
     const entry = playgroundTool(c.req.param("tool"));
-    if (!entry) return unknownTool(c);
-    let outcome;
-    let input: Record<string, unknown> = {};
-    try {
-      input = await inputOfForm(entry, body);
-      outcome = await runPlayground(c, who.session.account, entry, input);
-    } catch (error) {
-      if (!(error instanceof PixelgateError)) throw error;
-      outcome = { ok: false as const, error };
+    if (!entry) return notFound(c, "No such tool", "The playground has no tool by that name.");
+    const account = who.session.account;
+    // A form from before run tokens, or a hand-made post, still runs once, just without the guard.
+    const token = RUN_TOKEN.test(field(body, "run")) ? field(body, "run") : newRunToken();
+    if (!(await claimRun(c.env, account.id, token, entry.slug, typedValues(entry, body)))) {
+      const earlier = await findRun(c.env.DB, account.id, token);
+      return c.redirect(runPath(earlier?.tool ?? entry.slug, token), 303);
     }
-    const [{ balance }, models] = await Promise.all([ledgerOf(c.env, who.session.account.id).snapshot(), modelChoices(c, entry)]);
-    const values = { ...input, sample: body[`imageSample`] === "on" || !entry.fields.some((f) => f.kind === "image") };
-    const page = (
-      <PlaygroundPage viewer={who.viewer} entry={entry} models={models} balance={balance} values={values}
-        output={outcome.ok ? outcome.output : undefined} error={outcome.ok ? undefined : outcome.error} />
-    );
-    return render(c, page, outcome.ok ? 200 : 400);
+    let upload: KeptUpload | null = null;
+    const pictures: PictureSources = {
+      async fresh(name, file) {
+        checkUploadSize(name, file.size);
+        upload = await keepUpload(c.env.FILES, account.id, token, file);
+        return dataUriOf(new Uint8Array(await file.arrayBuffer()), file.type);
+      },
+      async kept(name, reference) {
+        const found = await findUpload(c.env.FILES, account.id, reference);
+        if (!found) throw new PixelgateError("invalid_parameter", "The file of the last run is no longer kept; choose it again.", { param: name });
+        upload = found.upload;
+        return dataUriOf(found.bytes, found.type);
+      },
+    };
+    let outcome: PlaygroundOutcome;
+    try {
+      outcome = await runPlayground(c, account, entry, await inputOfForm(entry, body, pictures));
+    } catch (error) {
+      // Recorded before answering, so the run's page says it failed rather than "still running".
+      const recorded = error instanceof PixelgateError ? error : new PixelgateError("internal_error", "Something failed on our side. Try again in a moment.");
+      await finishRun(c.env, account.id, token, upload, { ok: false, error: recorded });
+      if (!(error instanceof PixelgateError)) throw error;
+      return c.redirect(runPath(entry.slug, token), 303);
+    }
+    await finishRun(c.env, account.id, token, upload, outcome);
+    return c.redirect(runPath(entry.slug, token), 303);
+  })
+  .get("/playground/:tool/runs/:token", async (c) => {
+    const who = await signedIn(c);
+    if (who instanceof Response) return who;
+    const entry = playgroundTool(c.req.param("tool"));
+    const run = entry ? await findRun(c.env.DB, who.session.account.id, c.req.param("token")) : null;
+    if (!entry || !run || run.tool !== entry.slug) return notFound(c, "No such run", "There is no such playground run on your account (runs are kept for 7 days).");
+    const output = run.state === "done" ? await runResult(c.env.FILES, who.session.account.id, run.token) : null;
+    return formPage(c, who, entry, { run, values: run.form, upload: run.upload, output: output ?? undefined, error: run.error ?? undefined });
+  })
+  .get("/playground/:tool/runs/:token/download", async (c) => {
+    const who = await signedIn(c);
+    if (who instanceof Response) return who;
+    const output = RUN_TOKEN.test(c.req.param("token")) ? await runResult(c.env.FILES, who.session.account.id, c.req.param("token")) : null;
+    const download = output ? await resultDownload(c.env.FILES, output.result) : null;
+    if (!download) return notFound(c, "Nothing to download", "This run has no result file (it failed, or it is older than 7 days).");
+    const name = `pixelgate-${c.req.param("tool")}-${c.req.param("token").slice(0, 8)}.${download.extension}`;
+    return c.body(download.bytes, 200, { "Content-Type": download.mime, "Content-Disposition": `attachment; filename="${name}"` });
   });

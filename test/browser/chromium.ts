@@ -1,9 +1,10 @@
 // Debian's Chromium (apt, installed by .ci/run), driven by playwright-core: never a browser
 // downloaded by Playwright. Each run gets a fresh profile directory, removed afterwards.
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { chromium, type BrowserContext } from "playwright-core";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { expect } from "vitest";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
@@ -58,3 +59,16 @@ export async function launchChromium(): Promise<LaunchedBrowser> {
 
 /** Where screenshots go for review (gitignored). */
 export const SCREENSHOTS = path.resolve(import.meta.dirname, "../../test-output/dashboard");
+
+/** Phone and desktop screenshots of the current page, and no sideways scrolling on the phone. */
+export async function screenshots(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  for (const [label, size] of [["phone", PHONE], ["desktop", DESKTOP]] as const) {
+    await page.setViewportSize(size);
+    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${label}.png`), fullPage: true });
+    if (label === "phone") {
+      const overflow = await page.evaluate<number>("document.documentElement.scrollWidth - window.innerWidth");
+      expect(overflow, `${name} fits a phone's width`).toBeLessThanOrEqual(0);
+    }
+  }
+}

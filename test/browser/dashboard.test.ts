@@ -3,11 +3,9 @@
 // the API with it, sees the call and the balance, revokes the key, and uses the playground.
 // Screenshots of each page at phone and desktop widths go to test-output/dashboard/.
 // (Page scripts are passed as strings: this file is typed for Node, without the DOM library.)
-import { mkdirSync } from "node:fs";
-import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { CHROMIUM_FOUND, DESKTOP, launchChromium, PHONE, SCREENSHOTS, type LaunchedBrowser } from "./chromium.ts";
+import { CHROMIUM_FOUND, launchChromium, screenshots as takeScreenshots, type LaunchedBrowser } from "./chromium.ts";
 
 const baseUrl = (): string => inject("pixelgateUrl");
 
@@ -18,7 +16,6 @@ const email = `browser-${crypto.randomUUID()}@example.com`;
 
 beforeAll(async () => {
   if (!CHROMIUM_FOUND) return;
-  mkdirSync(SCREENSHOTS, { recursive: true });
   browser = await launchChromium();
   await browser.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: baseUrl() });
   page = await browser.context.newPage();
@@ -29,17 +26,7 @@ afterAll(async () => {
   await browser?.close();
 });
 
-/** Phone and desktop screenshots of the current page, and no sideways scrolling on the phone. */
-async function screenshots(name: string): Promise<void> {
-  for (const [label, size] of [["phone", PHONE], ["desktop", DESKTOP]] as const) {
-    await page.setViewportSize(size);
-    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${label}.png`), fullPage: true });
-    if (label === "phone") {
-      const overflow = await page.evaluate<number>("document.documentElement.scrollWidth - window.innerWidth");
-      expect(overflow, `${name} fits a phone's width`).toBeLessThanOrEqual(0);
-    }
-  }
-}
+const screenshots = (name: string): Promise<void> => takeScreenshots(page, name);
 
 async function api(route: string, init: RequestInit = {}): Promise<Response> {
   return fetch(`${baseUrl()}${route}`, { ...init, headers: { Authorization: `Bearer ${apiKey}`, "Content-Type": "application/json", ...init.headers } });

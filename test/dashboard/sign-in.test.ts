@@ -46,15 +46,22 @@ describe("sign-up", () => {
 
   it("refuses a short password and a taken email with the reason next to the field", async () => {
     const browser = new TestBrowser();
-    const short = await browser.submit("/dashboard/sign-up", "/dashboard/sign-up", { email: freshIdentity().email, password: "short" });
+    const short = await browser.submitAndFollow("/dashboard/sign-up", "/dashboard/sign-up", { email: freshIdentity().email, password: "short" });
     expect(short.status).toBe(400);
     expect(visibleText(await short.text())).toContain("Use at least 10 characters.");
 
     const email = await signUpIn(new TestBrowser());
-    const taken = await browser.submit("/dashboard/sign-up", "/dashboard/sign-up", { email: email.toUpperCase(), password: PASSWORD });
+    const refused = await browser.submit("/dashboard/sign-up", "/dashboard/sign-up", { email: email.toUpperCase(), password: PASSWORD });
+    expect(refused.headers.getSetCookie().some((line) => line.startsWith("__Host-pg_session="))).toBe(false);
+    const taken = await browser.follow(refused);
     expect(taken.status).toBe(400);
-    expect(visibleText(await taken.text())).toContain("An account with this email already exists");
-    expect(taken.headers.getSetCookie().some((line) => line.startsWith("__Host-pg_session="))).toBe(false);
+    const html = await taken.text();
+    expect(visibleText(html)).toContain("An account with this email already exists");
+    // What was typed comes back (never the password); a reload shows a clean form.
+    expect(html).toContain(`value="${email.toUpperCase()}"`);
+    const reloaded = await browser.get("/dashboard/sign-up");
+    expect(reloaded.status).toBe(200);
+    expect(visibleText(await reloaded.text())).not.toContain("already exists");
   });
 });
 
@@ -63,9 +70,9 @@ describe("sign-in and sign-out", () => {
     const email = await signUpIn(new TestBrowser());
     const browser = new TestBrowser();
 
-    const wrong = await browser.submit("/dashboard/sign-in", "/dashboard/sign-in", { email, password: "not the password" });
+    const wrong = await browser.submitAndFollow("/dashboard/sign-in", "/dashboard/sign-in", { email, password: "not the password" });
     expect(wrong.status).toBe(401);
-    const unknown = await browser.submit("/dashboard/sign-in", "/dashboard/sign-in", { email: freshIdentity().email, password: "not the password" });
+    const unknown = await browser.submitAndFollow("/dashboard/sign-in", "/dashboard/sign-in", { email: freshIdentity().email, password: "not the password" });
     expect(unknown.status).toBe(401);
     const message = "That email and password do not match an account.";
     expect(visibleText(await wrong.text())).toContain(message);
@@ -112,30 +119,50 @@ describe("sign-in and sign-out", () => {
   });
 });
 
+describe("the one-time flash after a refused form", () => {
+  it("is read once, and a forged one is ignored", async () => {
+    const browser = new TestBrowser();
+    const answer = await browser.submit("/dashboard/sign-in", "/dashboard/sign-in", { email: freshIdentity().email, password: "not the password" });
+    expect(answer.status).toBe(303);
+    const flash = browser.cookies.get("__Host-pg_flash")!;
+    expect(flash).toMatch(/^[\w-]+\.[0-9a-f]{64}$/);
+    expect((await browser.get("/dashboard/sign-in")).status).toBe(401);
+    expect((await browser.get("/dashboard/sign-in")).status).toBe(200);
+
+    const body = btoa(JSON.stringify({ status: 401, problems: { form: "Call +1 555 0100 to unlock your account" }, values: {} })).replace(/=+$/, "");
+    browser.cookies.set("__Host-pg_flash", `${body}.${flash.split(".")[1]}`);
+    const forged = await browser.get("/dashboard/sign-in");
+    expect(forged.status).toBe(200);
+    expect(visibleText(await forged.text())).not.toContain("unlock your account");
+  });
+});
+
 describe("sign-in throttle", () => {
   it("refuses the 11th failed attempt for one email within 15 minutes, even with the right password", async () => {
     const email = await signUpIn(new TestBrowser());
     for (let attempt = 1; attempt <= 10; attempt++) {
       // A new IP each time: it is the email's counter that fills up.
-      const response = await new TestBrowser().submit("/dashboard/sign-in", "/dashboard/sign-in", { email, password: `guess ${attempt}` });
+      const response = await new TestBrowser().submitAndFollow("/dashboard/sign-in", "/dashboard/sign-in", { email, password: `guess ${attempt}` });
       expect(response.status, `attempt ${attempt}`).toBe(401);
     }
-    const blocked = await new TestBrowser().submit("/dashboard/sign-in", "/dashboard/sign-in", { email, password: PASSWORD });
+    const throttled = new TestBrowser();
+    const answer = await throttled.submit("/dashboard/sign-in", "/dashboard/sign-in", { email, password: PASSWORD });
+    expect(answer.headers.getSetCookie().some((line) => line.startsWith("__Host-pg_session="))).toBe(false);
+    const blocked = await throttled.follow(answer);
     expect(blocked.status).toBe(429);
     expect(Number(blocked.headers.get("Retry-After"))).toBeGreaterThan(0);
     expect(Number(blocked.headers.get("Retry-After"))).toBeLessThanOrEqual(15 * 60);
-    expect(blocked.headers.getSetCookie().some((line) => line.startsWith("__Host-pg_session="))).toBe(false);
     expect(visibleText(await blocked.text())).toContain("Too many attempts");
   });
 
   it("refuses an IP after 30 failures across many emails", async () => {
     const ip = freshIdentity().ip;
     for (let attempt = 1; attempt <= 30; attempt++) {
-      const response = await new TestBrowser(ip).submit("/dashboard/sign-in", "/dashboard/sign-in", { email: freshIdentity().email, password: "wrong password" });
+      const response = await new TestBrowser(ip).submitAndFollow("/dashboard/sign-in", "/dashboard/sign-in", { email: freshIdentity().email, password: "wrong password" });
       expect(response.status, `attempt ${attempt}`).toBe(401);
     }
     const email = await signUpIn(new TestBrowser());
-    const blocked = await new TestBrowser(ip).submit("/dashboard/sign-in", "/dashboard/sign-in", { email, password: PASSWORD });
+    const blocked = await new TestBrowser(ip).submitAndFollow("/dashboard/sign-in", "/dashboard/sign-in", { email, password: PASSWORD });
     expect(blocked.status).toBe(429);
     // Another IP with the same email is not affected.
     const elsewhere = await new TestBrowser().submit("/dashboard/sign-in", "/dashboard/sign-in", { email, password: PASSWORD });

@@ -50,6 +50,21 @@ export class TestBrowser {
     return this.fetch(path);
   }
 
+  /** The page a form's answer redirects to (every dashboard POST answers 303: post/redirect/get). */
+  async follow(answer: Response): Promise<Response> {
+    expect(answer.status, await answer.clone().text()).toBe(303);
+    this.location = answer.headers.get("Location")!;
+    return this.get(this.location);
+  }
+
+  /** Where the last followed redirect went: the address bar after a form. */
+  location = "";
+
+  /** Submits the form and follows its redirect, as a browser does; returns the page shown. */
+  async submitAndFollow(pagePath: string, action: string, fields: Record<string, string | Blob>): Promise<Response> {
+    return this.follow(await this.submit(pagePath, action, fields));
+  }
+
   /** GET the page, then POST the form with its CSRF token (or the one given) and these fields. */
   async submit(pagePath: string, action: string, fields: Record<string, string | Blob>, options: { csrf?: string; origin?: string | null } = {}): Promise<Response> {
     const csrf = options.csrf ?? csrfOf(await (await this.get(pagePath)).text());

@@ -35,7 +35,7 @@ describe("usage page", () => {
     const email = await signUpIn(browser);
     expect(visibleText(await (await browser.get("/dashboard/usage")).text())).toContain("No calls yet.");
 
-    const created = await browser.submit("/dashboard/keys", "/dashboard/keys", { name: "usage" });
+    const created = await browser.submitAndFollow("/dashboard/keys", "/dashboard/keys", { name: "usage" });
     const secret = /value="(pg_[^"]+)"/.exec(await created.text())![1]!;
     const response = await postTool("/v1/text-to-svg", secret, { prompt: "a small sun", model: "local-svg-v1" });
     expect(response.status).toBe(200);

@@ -32,22 +32,32 @@ async function readBatchBody(source: string): Promise<BatchBody> {
   return body as BatchBody;
 }
 
-function itemLine(item: BatchItem, index: number, saved: string | undefined): string {
+/** Where an item's result went: the file, or why it could not be written. */
+type SaveOutcome = { file: string } | { problem: string } | undefined;
+
+function itemLine(item: BatchItem, index: number, outcome: SaveOutcome): string {
   const head = `${String(index + 1).padStart(2)}. ${item.tool}`;
   if (!item.success) {
     const failure = item.data as { message?: string; error?: { code?: string } };
     return `${head}: failed ${item.status}${failure.error?.code ? ` [${failure.error.code}]` : ""} ${failure.message ?? ""}`.trimEnd();
   }
   const data = item.data as ToolEnvelope;
-  return `${head}: ${data.message} (${data.deductedCredits} credit${data.deductedCredits === 1 ? "" : "s"}) ${whereIs(artefactOf(data.result), saved)}`;
+  const saved = outcome && "file" in outcome ? outcome.file : undefined;
+  const problem = outcome && "problem" in outcome ? ` (not saved: ${outcome.problem})` : "";
+  return `${head}: ${data.message} (${data.deductedCredits} credit${data.deductedCredits === 1 ? "" : "s"}) ${whereIs(artefactOf(data.result), saved)}${problem}`;
 }
 
-async function saveItems(envelope: BatchEnvelope, dir: string): Promise<(string | undefined)[]> {
+/** Saves each success; a failed save is reported on its line (with the URL), never thrown away. */
+async function saveItems(envelope: BatchEnvelope, dir: string): Promise<SaveOutcome[]> {
   return Promise.all(
-    envelope.results.map(async (item, index) => {
+    envelope.results.map(async (item, index): Promise<SaveOutcome> => {
       const artefact = item.success ? artefactOf((item.data as ToolEnvelope).result) : undefined;
       if (!artefact) return undefined;
-      return saveArtefactInto(artefact, dir, `${String(index + 1).padStart(2, "0")}-${item.tool}`);
+      try {
+        return { file: await saveArtefactInto(artefact, dir, `${String(index + 1).padStart(2, "0")}-${item.tool}`) };
+      } catch (error) {
+        return { problem: error instanceof Error ? error.message : String(error) };
+      }
     }),
   );
 }
@@ -61,7 +71,8 @@ export const batch: CommandSpec = {
     "tools: generate_image, generate_transparent_image, edit_image, remove_background, upscale_image,",
     "text_to_svg, compress_image, convert_format. - reads the body from stdin. Image fields (image,",
     "imageBase64, referenceImages) may name local files. Exit code 1 when some items failed;",
-    "retry only those.",
+    "retry only those. -o DIR is created before the call; a result that cannot be written there",
+    "is listed with its URL (exit code 8).",
   ].join("\n"),
   positionals: ["FILE"],
   options: {},
@@ -81,12 +92,14 @@ export const batch: CommandSpec = {
     );
     const saved = ctx.output === undefined ? [] : await withProgress("Saving", () => saveItems(envelope, ctx.output!));
     const failed = envelope.results.filter((item) => !item.success).length;
+    const unsaved = saved.filter((outcome) => outcome !== undefined && "problem" in outcome).length;
     if (ctx.json) printJson(envelope);
     else {
       ctx.say(envelope.message);
       envelope.results.forEach((item, index) => ctx.say(itemLine(item, index, saved[index])));
       ctx.say(`Credits: ${envelope.deductedCredits} spent, ${envelope.userCredits} left. ${envelope.totalLatency} in all.`);
     }
-    return failed === 0 ? EXIT.ok : EXIT.failed;
+    if (unsaved > 0) process.stderr.write(`pixelgate: ${unsaved} result(s) could not be saved into ${ctx.output}; their URLs are printed above (or in --json).\n`);
+    return failed > 0 ? EXIT.failed : unsaved > 0 ? EXIT.notSaved : EXIT.ok;
   },
 };

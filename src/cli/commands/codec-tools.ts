@@ -1,20 +1,26 @@
 import type { CommandSpec } from "../command.ts";
 import { choiceOption, integerOption } from "../command.ts";
+import { UsageError } from "../exit-codes.ts";
+import { choicesOf, describeChoices, priced } from "../facts.ts";
 import { resolveImageArgument } from "../image-input.ts";
 import { runTool } from "./run-tool.ts";
 import { IMAGE_HELP } from "./tools.ts";
 
-// The two model-free commands: compress and convert run on the service's codecs, 1 credit each.
+// The two model-free commands: compress and convert run on the service's codecs. Formats,
+// defaults and prices come from the service's own description (facts.ts).
+
+const COMPRESS_FORMATS = choicesOf("/v1/compress", "targetFormat");
+const CONVERT_TARGETS = choicesOf("/v1/convert-format", "targetFormat");
 
 export const compress: CommandSpec = {
   name: "compress",
-  summary: "Re-encode an image smaller as WebP (default), JPEG or PNG (1 credit).",
-  usage: "pixelgate compress IMAGE [--quality N] [--format webp|jpeg|png] [options]",
+  summary: priced(`Re-encode an image smaller as ${describeChoices("/v1/compress", "targetFormat")}`, "/v1/compress"),
+  usage: `pixelgate compress IMAGE [--quality N] [--format ${COMPRESS_FORMATS.join("|")}] [options]`,
   details: `The result comes back inline (no hosted copy); save it with -o. ${IMAGE_HELP}`,
   positionals: ["IMAGE"],
   options: {
     quality: { type: "string", value: "N", description: "1 to 100 (default 70)." },
-    format: { type: "string", value: "F", description: "webp (default), jpeg or png." },
+    format: { type: "string", value: "F", description: `${describeChoices("/v1/compress", "targetFormat")} (jpg is read as jpeg).` },
   },
   output: "file",
   billed: true,
@@ -23,28 +29,28 @@ export const compress: CommandSpec = {
     return runTool(ctx, "Compressing", "/v1/compress", {
       image: await resolveImageArgument(ctx.args.IMAGE!),
       quality: integerOption(ctx, "quality", { min: 1, max: 100 }),
-      targetFormat: choiceOption(ctx, "format", ["webp", "jpeg", "jpg", "png"])?.replace("jpg", "jpeg"),
+      targetFormat: choiceOption(ctx, "format", [...COMPRESS_FORMATS, "jpg"])?.replace(/^jpg$/, "jpeg"),
     });
   },
 };
 
-const CONVERT_TARGETS = ["png", "jpeg", "jpg", "webp", "gif", "tiff", "avif"];
-
 export const convert: CommandSpec = {
   name: "convert",
-  summary: "Convert an image to png, jpeg, webp, gif, tiff or avif (1 credit).",
+  summary: priced(`Convert an image to ${CONVERT_TARGETS.join(", ")}`, "/v1/convert-format"),
   usage: "pixelgate convert IMAGE --to FORMAT [options]",
   details: `Settings are fixed (WebP/JPEG quality 80, AVIF 50, PNG lossless). ${IMAGE_HELP}`,
   positionals: ["IMAGE"],
   options: {
-    to: { type: "string", value: "FORMAT", description: "png (default), jpeg, webp, gif, tiff or avif." },
+    to: { type: "string", value: "FORMAT", description: `Required: ${CONVERT_TARGETS.join(", ")}.` },
     format: { type: "string", value: "FORMAT", description: "Same as --to." },
   },
   output: "file",
   billed: true,
   examples: ["pixelgate convert photo.png --to webp -o photo.webp", "pixelgate convert https://example.com/a.gif --to png --json"],
   async run(ctx) {
+    // The format is what the call is for: without one nothing is sent (not a paid PNG by default).
     const to = choiceOption(ctx, "to", CONVERT_TARGETS) ?? choiceOption(ctx, "format", CONVERT_TARGETS);
+    if (to === undefined) throw new UsageError(`convert: --to FORMAT is required (${CONVERT_TARGETS.join(", ")}).`);
     return runTool(ctx, "Converting", "/v1/convert-format", { image: await resolveImageArgument(ctx.args.IMAGE!), targetFormat: to });
   },
 };

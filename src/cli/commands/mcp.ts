@@ -1,7 +1,5 @@
-import { settingsFromEnv } from "../client.ts";
 import type { CommandSpec } from "../command.ts";
-import { stringOption } from "../command.ts";
-import { MissingKeyError } from "../exit-codes.ts";
+import { serviceSettings, stringOption } from "../command.ts";
 
 export const mcp: CommandSpec = {
   name: "mcp",
@@ -23,8 +21,7 @@ export const mcp: CommandSpec = {
     "claude mcp add pixelgate --env PIXELGATE_API_KEY=pg_... -- node /path/to/pixelgate/src/cli/pixelgate.ts mcp",
   ],
   async run(ctx) {
-    const settings = settingsFromEnv();
-    if (!settings.apiKey) throw new MissingKeyError();
+    const settings = serviceSettings();
     const saveDir = stringOption(ctx, "save-dir") ?? (process.env.PIXELGATE_SAVE_DIR?.trim() || undefined);
     // Loaded here so the other commands start without the MCP SDK.
     const { runStdioServer } = await import("../mcp/stdio-server.ts");

@@ -1,31 +1,41 @@
 import type { CommandContext, CommandSpec, OptionSpec } from "../command.ts";
 import { choiceOption, integerOption, stringOption } from "../command.ts";
 import { UsageError } from "../exit-codes.ts";
+import { choicesOf, describeChoices, fieldOf, priced } from "../facts.ts";
 import { resolveImageArgument } from "../image-input.ts";
 import { runTool } from "./run-tool.ts";
 
-// One command per model tool (compress and convert are in codec-tools.ts). Each builds the REST body of its /v1 endpoint (docs/api.md "Image
-// tools", "Model tools") from the command line; the service validates and prices it.
+// One command per model tool (compress and convert are in codec-tools.ts). Each builds the REST
+// body of its /v1 endpoint from the command line; the service validates and prices it. Prices,
+// choices, defaults and limits come from the service's own description (facts.ts).
 
 export const IMAGE_HELP = "IMAGE is a file path, an https URL, a data URI, or - to read stdin.";
 
 const model: OptionSpec = { type: "string", value: "ID", description: "A modelId from `pixelgate models` (default: the service's default)." };
-const aspectRatio: OptionSpec = { type: "string", value: "W:H", description: "Aspect ratio, e.g. 1:1 (default), 16:9, 9:16, 4:3." };
+const aspectRatio: OptionSpec = { type: "string", value: "W:H", description: `Aspect ratio, e.g. ${fieldOf("/v1/generate", "aspectRatio").default} (default), 16:9, 9:16, 4:3.` };
 const style: OptionSpec = { type: "string", value: "TEXT", description: "Style note, recorded and echoed." };
 const seed: OptionSpec = { type: "string", value: "N", description: "Seed for a reproducible result." };
 
-const seedOf = (ctx: CommandContext) => integerOption(ctx, "seed", { min: 0, max: 4_294_967_295 });
+const seedRange = fieldOf("/v1/generate", "seed");
+const seedOf = (ctx: CommandContext) => integerOption(ctx, "seed", { min: seedRange.minimum ?? 0, max: seedRange.maximum ?? Number.MAX_SAFE_INTEGER });
 
-/** A prompt given as "" is still a usage error here rather than a paid round trip to a 400. */
-function prompt(ctx: CommandContext, name = "PROMPT"): string | undefined {
+/**
+ * An empty or over-long prompt is a usage error here, before any call: never a paid round trip
+ * to a 400, and never cut to fit.
+ */
+function prompt(ctx: CommandContext, path: string, name = "PROMPT"): string | undefined {
   const text = ctx.args[name];
   if (text !== undefined && text.trim() === "") throw new UsageError(`${name} is empty.`);
+  const limit = fieldOf(path, "prompt").maxLength;
+  if (text !== undefined && limit !== undefined && text.trim().length > limit) {
+    throw new UsageError(`${name} has ${text.trim().length} characters; the service takes at most ${limit}. Nothing was sent.`);
+  }
   return text;
 }
 
 export const generate: CommandSpec = {
   name: "generate",
-  summary: "Generate an image from a prompt (model cost).",
+  summary: priced("Generate an image from a prompt", "/v1/generate"),
   usage: "pixelgate generate PROMPT [options]",
   details: `Optional reference images guide the render. ${IMAGE_HELP}`,
   positionals: ["PROMPT"],
@@ -48,7 +58,7 @@ export const generate: CommandSpec = {
     const references = (ctx.values.reference as string[] | undefined) ?? [];
     const image = stringOption(ctx, "image");
     return runTool(ctx, "Generating", "/v1/generate", {
-      prompt: prompt(ctx),
+      prompt: prompt(ctx, "/v1/generate"),
       model: stringOption(ctx, "model"),
       aspectRatio: stringOption(ctx, "aspect-ratio"),
       style: stringOption(ctx, "style"),
@@ -61,7 +71,7 @@ export const generate: CommandSpec = {
 
 export const transparent: CommandSpec = {
   name: "transparent",
-  summary: "Generate an image and cut its subject out: a transparent PNG (model cost + 8).",
+  summary: priced("Generate an image and cut its subject out: a transparent PNG", "/v1/generate-transparent"),
   usage: "pixelgate transparent PROMPT [options]",
   details: "One clear subject works best.",
   positionals: ["PROMPT"],
@@ -71,7 +81,7 @@ export const transparent: CommandSpec = {
   examples: ['pixelgate transparent "a yellow star sticker" -o star.png'],
   async run(ctx) {
     return runTool(ctx, "Generating and cutting out", "/v1/generate-transparent", {
-      prompt: prompt(ctx),
+      prompt: prompt(ctx, "/v1/generate-transparent"),
       model: stringOption(ctx, "model"),
       aspectRatio: stringOption(ctx, "aspect-ratio"),
       style: stringOption(ctx, "style"),
@@ -82,12 +92,12 @@ export const transparent: CommandSpec = {
 
 export const edit: CommandSpec = {
   name: "edit",
-  summary: "Edit an image as a prompt says (model cost; 8 for --action remove_bg, 15 for upscale).",
+  summary: priced("Edit an image as a prompt says", "/v1/edit"),
   usage: "pixelgate edit IMAGE PROMPT [options]",
   details: `PROMPT may be left out with --action remove_bg or upscale. ${IMAGE_HELP}`,
   positionals: ["IMAGE", "PROMPT?"],
   options: {
-    action: { type: "string", value: "A", description: "edit (default), remove_bg or upscale." },
+    action: { type: "string", value: "A", description: `${describeChoices("/v1/edit", "action")}.` },
     model,
     "aspect-ratio": aspectRatio,
     seed,
@@ -100,10 +110,11 @@ export const edit: CommandSpec = {
     "pixelgate edit https://example.com/cat.jpg --action remove_bg -o cat.png",
   ],
   async run(ctx) {
-    const action = choiceOption(ctx, "action", ["edit", "remove_bg", "upscale"]);
+    const action = choiceOption(ctx, "action", choicesOf("/v1/edit", "action"));
+    const text = prompt(ctx, "/v1/edit");
     return runTool(ctx, "Editing", "/v1/edit", {
       image: await resolveImageArgument(ctx.args.IMAGE!),
-      prompt: prompt(ctx),
+      prompt: text,
       action,
       model: stringOption(ctx, "model"),
       aspectRatio: stringOption(ctx, "aspect-ratio"),
@@ -114,7 +125,7 @@ export const edit: CommandSpec = {
 
 export const removeBg: CommandSpec = {
   name: "remove-bg",
-  summary: "Remove the background: a transparent PNG of the subject (8 credits).",
+  summary: priced("Remove the background: a transparent PNG of the subject", "/v1/remove-background"),
   usage: "pixelgate remove-bg IMAGE [options]",
   details: IMAGE_HELP,
   positionals: ["IMAGE"],
@@ -132,12 +143,12 @@ export const removeBg: CommandSpec = {
 
 export const upscale: CommandSpec = {
   name: "upscale",
-  summary: "Upscale an image exactly 2x, 4x (default) or 8x (15 credits).",
-  usage: "pixelgate upscale IMAGE [--scale 2x|4x|8x] [options]",
+  summary: priced(`Upscale an image exactly ${describeChoices("/v1/upscale", "scaleFactor")}`, "/v1/upscale"),
+  usage: `pixelgate upscale IMAGE [--scale ${choicesOf("/v1/upscale", "scaleFactor").join("|")}] [options]`,
   details: `The result may be at most 2048 x 2048 pixels. ${IMAGE_HELP}`,
   positionals: ["IMAGE"],
   options: {
-    scale: { type: "string", value: "F", description: "2x, 4x (default) or 8x." },
+    scale: { type: "string", value: "F", description: `${describeChoices("/v1/upscale", "scaleFactor")}.` },
     model: { type: "string", value: "ID", description: "An upscaler model id (default: the best live one)." },
   },
   output: "file",
@@ -146,8 +157,9 @@ export const upscale: CommandSpec = {
   async run(ctx) {
     const given = stringOption(ctx, "scale");
     // "2" is accepted for "2x": the factor is what people type first.
-    const scale = given === undefined ? undefined : /^[248]$/.test(given) ? `${given}x` : given.toLowerCase();
-    if (scale !== undefined && !["2x", "4x", "8x"].includes(scale)) throw new UsageError(`--scale must be 2x, 4x or 8x, got "${given}".`);
+    const scale = given === undefined ? undefined : /^\d+$/.test(given) ? `${given}x` : given.toLowerCase();
+    const factors = choicesOf("/v1/upscale", "scaleFactor");
+    if (scale !== undefined && !factors.includes(scale)) throw new UsageError(`--scale must be one of ${factors.join(", ")}, got "${given}".`);
     return runTool(ctx, "Upscaling", "/v1/upscale", {
       image: await resolveImageArgument(ctx.args.IMAGE!),
       scaleFactor: scale,
@@ -158,7 +170,7 @@ export const upscale: CommandSpec = {
 
 export const svg: CommandSpec = {
   name: "svg",
-  summary: "Write an SVG graphic from a prompt (5 credits).",
+  summary: priced("Write an SVG graphic from a prompt", "/v1/text-to-svg"),
   usage: "pixelgate svg PROMPT [options]",
   details: "With -o the markup is written as is (an .svg extension is added when the path has none).",
   positionals: ["PROMPT"],
@@ -172,7 +184,7 @@ export const svg: CommandSpec = {
   examples: ['pixelgate svg "a green leaf" -o leaf.svg', 'pixelgate svg "a rocket" --style outline -o - > rocket.svg'],
   async run(ctx) {
     return runTool(ctx, "Drawing SVG", "/v1/text-to-svg", {
-      prompt: prompt(ctx),
+      prompt: prompt(ctx, "/v1/text-to-svg"),
       style: stringOption(ctx, "style"),
       model: stringOption(ctx, "model"),
       seed: seedOf(ctx),

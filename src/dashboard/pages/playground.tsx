@@ -1,10 +1,13 @@
 import type { BilledResult } from "../../billing/billed-call";
-import type { PixelgateError } from "../../errors";
+import type { JSX } from "hono/jsx/jsx-runtime";
 import { CsrfField, Page, type Viewer } from "../layout";
+import type { KeptUpload, PlaygroundRun, RunError } from "../playground-runs";
 import { PLAYGROUND_TOOLS, type PlaygroundField, type PlaygroundTool } from "../playground-tools";
+import { Outcome } from "./playground-outcome";
 
-// The playground: a tab per tool, its form (multipart, so a picture can be uploaded), and the
-// outcome of the last run: the image, what it cost and the balance left, or what went wrong.
+// The playground: a tab per tool, its form (multipart, so a picture can be uploaded; a hidden
+// run token makes a resubmission show the first run instead of running again), and on a run's
+// page the outcome of that run above the same form, refilled, with its uploaded file kept.
 
 export interface ModelChoice {
   modelId: string;
@@ -14,24 +17,53 @@ export interface ModelChoice {
 /** Live models per task, for the model fields. */
 export type ModelChoices = Partial<Record<string, ModelChoice[]>>;
 
-type Values = Record<string, unknown>;
+/** The form's text fields as typed; undefined on a fresh form. */
+type Values = Record<string, string> | undefined;
 
-function Field(props: { field: PlaygroundField; values: Values; models: ModelChoices }) {
-  const { field, values } = props;
+function ImageField(props: { field: PlaygroundField; values: Values; upload?: KeptUpload | null }) {
+  const { field, values, upload } = props;
   const id = `pg-${field.name}`;
-  const value = typeof values[field.name] === "string" || typeof values[field.name] === "number" ? String(values[field.name]) : "";
-  if (field.kind === "image") {
-    return (
-      <fieldset class="card">
-        <legend>{`${field.label}: upload a file, give an https URL, or use the sample`}</legend>
-        <label for={`${id}-file`}>File</label>
-        <input id={`${id}-file`} name={`${field.name}File`} type="file" accept="image/*" />
-        <label for={`${id}-url`}>Image URL</label>
-        <input id={`${id}-url`} name={`${field.name}Url`} type="url" placeholder="https://example.com/photo.jpg" inputmode="url" />
-        <label class="check"><input type="checkbox" name={`${field.name}Sample`} checked={values.sample !== false} /> Use the sample picture (a red disc on white) when no file or URL is given</label>
-      </fieldset>
-    );
-  }
+  // A fresh form offers the sample; a refilled one keeps what that run used.
+  const sample = values === undefined ? !upload : values[`${field.name}Sample`] === "on" && !upload;
+  return (
+    <fieldset class="card">
+      <legend>{`${field.label}: upload a file, give an https URL, or use the sample`}</legend>
+      {upload ? (
+        <label class="check"><input type="checkbox" name={`${field.name}Upload`} value={upload.key} checked data-testid="kept-upload" />{` Use “${upload.name}” again (the file uploaded for this run)`}</label>
+      ) : null}
+      <label for={`${id}-file`}>{upload ? "Or another file" : "File"}</label>
+      <input id={`${id}-file`} name={`${field.name}File`} type="file" accept="image/*" />
+      <label for={`${id}-url`}>Image URL</label>
+      <input id={`${id}-url`} name={`${field.name}Url`} type="url" placeholder="https://example.com/photo.jpg" inputmode="url" value={values?.[`${field.name}Url`] ?? ""} />
+      <label class="check"><input type="checkbox" name={`${field.name}Sample`} checked={sample} /> Use the sample picture (a red disc on white) when no file or URL is given</label>
+    </fieldset>
+  );
+}
+
+function PromptField(props: { field: PlaygroundField; label: JSX.Element; value: string }) {
+  const { field, value } = props;
+  const id = `pg-${field.name}`;
+  const max = field.maxLength;
+  const over = max !== undefined && value.length > max;
+  return (
+    <>
+      {props.label}
+      {/* No maxlength: a browser would cut a pasted prompt silently. The count warns instead, and the API refuses an over-long prompt at no charge. */}
+      <textarea id={id} name={field.name} required={field.required} data-maxchars={max} aria-describedby={max ? `${id}-count` : undefined} aria-invalid={over ? "true" : undefined}>{value}</textarea>
+      {max ? (
+        <p id={`${id}-count`} class={over ? "hint error" : "hint"} data-testid="prompt-count">
+          {`${value.length.toLocaleString("en")} / ${max.toLocaleString("en")} characters${over ? `: ${(value.length - max).toLocaleString("en")} too many` : ""}`}
+        </p>
+      ) : null}
+    </>
+  );
+}
+
+function Field(props: { field: PlaygroundField; values: Values; models: ModelChoices; upload?: KeptUpload | null }) {
+  const { field } = props;
+  const id = `pg-${field.name}`;
+  const value = props.values?.[field.name] ?? "";
+  if (field.kind === "image") return <ImageField field={field} values={props.values} upload={props.upload} />;
   const label = (
     <label for={id}>
       {field.label}
@@ -40,17 +72,15 @@ function Field(props: { field: PlaygroundField; values: Values; models: ModelCho
       )}
     </label>
   );
-  if (field.kind === "prompt") {
-    return <>{label}<textarea id={id} name={field.name} required={field.required} maxlength={4000}>{value}</textarea></>;
-  }
+  if (field.kind === "prompt") return <PromptField field={field} label={label} value={value} />;
   if (field.kind === "select" || field.kind === "model") {
     const options: Array<[string, string]> =
       field.kind === "model" ? (props.models[field.task ?? "image"] ?? []).map((model) => [model.modelId, model.label]) : (field.options ?? []).map((option) => [option, option]);
     return (
       <>
         {label}
-        <select id={id} name={field.name}>
-          <option value="">Default</option>
+        <select id={id} name={field.name} required={field.required}>
+          <option value="">{field.required ? "Choose…" : "Default"}</option>
           {options.map(([optionValue, optionLabel]) => <option value={optionValue} selected={value === optionValue}>{optionLabel}</option>)}
         </select>
       </>
@@ -65,65 +95,21 @@ function Field(props: { field: PlaygroundField; values: Values; models: ModelCho
   );
 }
 
-/** The picture a result carries: the hosted URL, or the data URI of compress and text-to-svg. */
-function pictureOf(result: Record<string, unknown>): string | null {
-  for (const name of ["imageUrl", "image", "dataUrl"]) {
-    const value = result[name];
-    if (typeof value === "string" && /^(https?:|data:image\/)/.test(value)) return value;
-  }
-  return null;
-}
-
-/** The result without its base64 payloads, for reading. */
-function readableResult(result: Record<string, unknown>): string {
-  const shown = Object.fromEntries(
-    Object.entries(result).map(([name, value]) => [name, typeof value === "string" && value.length > 200 ? `${value.slice(0, 80)}… (${value.length} characters)` : value]),
-  );
-  return JSON.stringify(shown, null, 2);
-}
-
-function Outcome(props: { output?: BilledResult; error?: PixelgateError }) {
-  if (props.error) {
-    return (
-      <section class="alert" role="alert" aria-labelledby="outcome-title" data-testid="playground-error">
-        <h2 id="outcome-title">The call failed</h2>
-        <p>{props.error.message}</p>
-        <p class="muted">{`Error code ${props.error.code}${props.error.param ? `, field ${props.error.param}` : ""}. Nothing is charged for refused input.`}</p>
-      </section>
-    );
-  }
-  if (!props.output) return null;
-  const { output } = props;
-  const picture = pictureOf(output.result);
-  return (
-    <section class="card result" aria-labelledby="outcome-title" data-testid="playground-result">
-      <h2 id="outcome-title" tabindex={-1}>Result</h2>
-      <p role="status">
-        <strong data-testid="playground-cost">{`${output.deductedCredits} ${output.deductedCredits === 1 ? "credit" : "credits"}`}</strong>
-        {` spent; `}
-        <span data-testid="playground-balance">{`${output.userCredits} left`}</span>
-        {`. ${output.message}`}
-      </p>
-      {picture ? <img src={picture} alt={`Result of the call: ${String(output.result.prompt ?? "the processed image")}`} data-testid="playground-image" /> : null}
-      {picture?.startsWith("http") ? <p><a href={picture}>Open the full image</a></p> : null}
-      <details>
-        <summary>Response fields</summary>
-        <pre><code>{readableResult(output.result)}</code></pre>
-      </details>
-    </section>
-  );
-}
-
 export function PlaygroundPage(props: {
   viewer: Viewer;
   entry: PlaygroundTool;
   models: ModelChoices;
   balance: number;
+  /** The token the form submits with: new on every render. */
+  runToken: string;
+  run?: PlaygroundRun;
   values?: Values;
+  upload?: KeptUpload | null;
   output?: BilledResult;
-  error?: PixelgateError;
+  error?: RunError;
 }) {
-  const { entry } = props;
+  const { entry, run } = props;
+  const prompt = entry.fields.find((field) => field.kind === "prompt");
   return (
     <Page title={`Playground: ${entry.label}`} viewer={props.viewer} section="playground">
       <h1>Playground</h1>
@@ -135,12 +121,14 @@ export function PlaygroundPage(props: {
           ))}
         </ul>
       </nav>
-      <Outcome output={props.output} error={props.error} />
+      <Outcome run={run} output={props.output} error={props.error} downloadHref={run ? `/dashboard/playground/${entry.slug}/runs/${run.token}/download` : ""}
+        promptLength={props.values?.prompt?.length} maxPrompt={prompt?.maxLength} />
       <section class="card" aria-labelledby="tool-title">
         <h2 id="tool-title">{`${entry.label} `}<span class="hint">{`${entry.tool.summary.replace(/\s*\([^)]*\)$/, "")}. Cost: ${entry.price}.`}</span></h2>
         <form method="post" action={`/dashboard/playground/${entry.slug}`} enctype="multipart/form-data" data-busy="Running…">
           <CsrfField token={props.viewer.csrf} />
-          {entry.fields.map((field) => <Field field={field} values={props.values ?? {}} models={props.models} />)}
+          <input type="hidden" name="run" value={props.runToken} />
+          {entry.fields.map((field) => <Field field={field} values={props.values} models={props.models} upload={props.upload} />)}
           <div class="actions"><button type="submit">{`Run ${entry.label.toLowerCase()}`}</button></div>
         </form>
       </section>
