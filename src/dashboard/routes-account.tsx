@@ -12,6 +12,7 @@ import { holdForReveal, openReveal } from "./key-reveal";
 import { checkedForm, field, render, signedIn, type DashboardContext, type SignedIn } from "./respond";
 import { freeSignupCredits } from "./settings";
 import { usageCsv } from "./usage-csv";
+import { usageDatabaseFor } from "../usage/database";
 import { dailySpend, filtersOf, usageForExport, usagePage } from "./usage-query";
 
 // The signed-in pages: overview, API keys, usage log (and its CSV). The key forms answer with a
@@ -33,7 +34,7 @@ export const accountPages = new Hono<AppEnv>()
     const who = await signedIn(c);
     if (who instanceof Response) return who;
     const id = who.session.account.id;
-    const [{ balance }, spend, keys] = await Promise.all([ledgerOf(c.env, id).snapshot(), dailySpend(c.env.DB, id), listApiKeys(c.env.DB, id)]);
+    const [{ balance }, spend, keys] = await Promise.all([ledgerOf(c.env, id).snapshot(), dailySpend(usageDatabaseFor(c.env, id), id), listApiKeys(c.env.DB, id)]);
     const notice = c.req.query("welcome") !== undefined ? `Your account is ready, with ${freeSignupCredits(c.env)} free credits. Create an API key to start.` : undefined;
     const activeKeys = keys.filter((key) => !key.revokedAt).length;
     return render(c, <OverviewPage viewer={who.viewer} balance={balance} spend={spend} activeKeys={activeKeys} baseUrl={publicBaseUrl(c)} notice={notice} />);
@@ -93,7 +94,7 @@ export const accountPages = new Hono<AppEnv>()
   .get("/usage.csv", async (c) => {
     const who = await signedIn(c);
     if (who instanceof Response) return who;
-    const rows = await usageForExport(c.env.DB, who.session.account.id, filtersOf(c.req.query()));
+    const rows = await usageForExport(usageDatabaseFor(c.env, who.session.account.id), who.session.account.id, filtersOf(c.req.query()));
     c.header("Content-Type", "text/csv; charset=utf-8");
     c.header("Content-Disposition", `attachment; filename="pixelgate-usage-${new Date().toISOString().slice(0, 10)}.csv"`);
     return c.body(usageCsv(rows));
