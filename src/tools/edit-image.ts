@@ -9,6 +9,7 @@ import { assertSafeText } from "../safety";
 import { aspectRatioField, imageAliasField, imageField, modelField, optionalPromptField, responseFormatField, seedField, seedOf, type ResponseFormat } from "./model-fields";
 import { expectImage, imageResultFields, storeImage, timing } from "./model-output";
 import { IMAGE_INPUT_ERRORS, sourceImageOf } from "./source-image";
+import { requestBody } from "./request-body";
 import { defineTool } from "./types";
 
 // edit_image (spec 4.9): an image and an instruction to a new image, through the general image
@@ -25,8 +26,9 @@ const DEFAULT_INSTRUCTIONS: Record<Exclude<EditAction, "edit">, string> = {
 
 const FIXED_PRICES: Record<Exclude<EditAction, "edit">, number> = { remove_bg: 8, upscale: 15 };
 
-const EditInput = z
-  .object({
+const EditInput = requestBody(
+  "EditRequest",
+  z.object({
     image: imageField,
     imageBase64: imageAliasField,
     prompt: optionalPromptField("The edit to make. Optional for `remove_bg` and `upscale`, which fill in a fixed instruction."),
@@ -35,8 +37,8 @@ const EditInput = z
     aspectRatio: aspectRatioField,
     seed: seedField,
     responseFormat: responseFormatField,
-  })
-  .openapi("EditRequest");
+  }),
+);
 type EditInput = z.infer<typeof EditInput>;
 
 interface Prepared {

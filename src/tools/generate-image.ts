@@ -9,24 +9,24 @@ import { assertSafeText } from "../safety";
 import { aspectRatioField, imageAliasField, imageField, modelField, promptField, referenceImagesField, responseFormatField, seedField, seedOf, styleField, type ResponseFormat } from "./model-fields";
 import { imageResultFields, storeImage, timing } from "./model-output";
 import { referenceImagesOf } from "./reference-images";
+import { requestBody } from "./request-body";
 import { IMAGE_INPUT_ERRORS } from "./source-image";
 import { defineTool, type ToolContext } from "./types";
 
 // generate_image (spec 4.7): a prompt, optionally reference images, to one image.
 
-export const GenerateInput = z
-  .object({
-    prompt: promptField("What to draw."),
-    model: modelField,
-    aspectRatio: aspectRatioField,
-    style: styleField,
-    seed: seedField,
-    image: imageField,
-    imageBase64: imageAliasField,
-    referenceImages: referenceImagesField,
-    responseFormat: responseFormatField,
-  })
-  .openapi("GenerateRequest");
+export const GenerateFields = z.object({
+  prompt: promptField("What to draw."),
+  model: modelField,
+  aspectRatio: aspectRatioField,
+  style: styleField,
+  seed: seedField,
+  image: imageField,
+  imageBase64: imageAliasField,
+  referenceImages: referenceImagesField,
+  responseFormat: responseFormatField,
+});
+export const GenerateInput = requestBody("GenerateRequest", GenerateFields);
 export type GenerateInput = z.infer<typeof GenerateInput>;
 
 export interface PreparedGeneration {

@@ -6,21 +6,23 @@ import { assertSafeText } from "../safety";
 import { imageAliasField, imageField, optionalPromptField, responseFormatField, seedOf, type ResponseFormat, taskModelField } from "./model-fields";
 import { expectImage, imageResultFields, storeImage, timing } from "./model-output";
 import { IMAGE_INPUT_ERRORS, sourceImageOf } from "./source-image";
+import { requestBody } from "./request-body";
 import { defineTool } from "./types";
 
 // remove_background (spec 4.10): the dedicated cut-out model, 8 credits whatever the size.
 
 export const REMOVE_BACKGROUND_CREDITS = 8;
 
-const RemoveBackgroundInput = z
-  .object({
+const RemoveBackgroundInput = requestBody(
+  "RemoveBackgroundRequest",
+  z.object({
     image: imageField,
     imageBase64: imageAliasField,
     prompt: optionalPromptField("A note recorded with the request; it does not steer the cut-out."),
     model: taskModelField("background-removal"),
     responseFormat: responseFormatField,
-  })
-  .openapi("RemoveBackgroundRequest");
+  }),
+);
 type RemoveBackgroundInput = z.infer<typeof RemoveBackgroundInput>;
 
 interface Prepared {
