@@ -55,13 +55,13 @@ export function shrinkToFit(image: RasterImage, maxSide: number): RasterImage {
 }
 
 /** A small WebP of an encoded image, or null when it cannot be read (no preview then). */
-export async function previewOf(bytes: Uint8Array): Promise<Preview | null> {
+export async function previewOf(bytes: Uint8Array, maxSide = PREVIEW_MAX_SIDE): Promise<Preview | null> {
   const format = sniffFormat(bytes);
   if (format === null || format === "svg") return null;
   try {
     const header = readHeader(bytes, format);
     if (header.width * header.height > MAX_DECODE_PIXELS) return null;
-    const small = shrinkToFit(await decodeImage(bytes, header), PREVIEW_MAX_SIDE);
+    const small = shrinkToFit(await decodeImage(bytes, header), maxSide);
     const webp = await encodeImage(small, "webp", { quality: PREVIEW_QUALITY });
     return { data: base64Of(webp), mimeType: "image/webp", width: small.width, height: small.height };
   } catch {

@@ -17,7 +17,7 @@ export function mcpServerFor(app: OpenAPIHono<AppEnv>, caller: McpCaller): Serve
   });
   const tools = mcpTools(app);
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: tools.map(({ name, title, description, inputSchema, annotations }) => ({ name, title, description, inputSchema, annotations })),
+    tools: tools.map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({ name, title, description, inputSchema, outputSchema, annotations })),
   }));
   server.setRequestHandler(CallToolRequestSchema, (request) => {
     const tool = tools.find((candidate) => candidate.name === request.params.name);

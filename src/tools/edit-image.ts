@@ -70,6 +70,8 @@ export const editImage = defineTool({
   summary: "Edit an image by instruction (model cost; 8 for remove_bg, 15 for upscale)",
   description:
     `Applies the instruction in \`prompt\` to \`image\` with the general image model. There is no mask: describe the region in the prompt. The built-in local model (local-draw-v1) is classical image processing, not a neural model: it understands ${SUPPORTED_EDITS.join("; ")}, combined with "and" or commas, and refuses any other instruction with 400 invalid_parameter before charging.`,
+  mcpDescription:
+    `Applies the instruction in \`prompt\` to \`image\` with the general image model (its cost); \`action\` remove_bg (8 credits) and upscale (15) use fixed instructions. There is no mask: describe the region in the prompt. The built-in local model (local-draw-v1) is classical image processing, not a neural model: it understands ${SUPPORTED_EDITS.map((edit) => edit.split(" (")[0]).join(", ")}, combined with "and" or commas, and refuses any other instruction before charging.`,
   errors: [...IMAGE_INPUT_ERRORS, "content_policy_violation", "upstream_error", "upstream_timeout"],
   input: () => EditInput,
   result: () => EditResult,

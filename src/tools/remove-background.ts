@@ -48,6 +48,8 @@ export const removeBackground = defineTool({
   summary: "Remove the background of an image (8 credits)",
   description:
     "Makes the background transparent and keeps the subject, with the dedicated cut-out model. Always 8 credits. A cut-out that finds no background to remove fails with 502 and is refunded.",
+  mcpDescription:
+    "Makes the background transparent and keeps the subject, with the dedicated cut-out model. Always 8 credits. A cut-out that finds no background to remove fails and is refunded.",
   errors: [...IMAGE_INPUT_ERRORS, "content_policy_violation", "upstream_error", "upstream_timeout"],
   input: () => RemoveBackgroundInput,
   result: () => RemoveBackgroundResult,

@@ -61,6 +61,9 @@ export const upscaleImage = defineTool({
   summary: "Upscale an image 2x, 4x or 8x (15 credits)",
   description:
     "Enlarges the image by exactly the factor with the dedicated upscaler. Always 15 credits. An input whose result would exceed the output limit is refused with 400 before charging.",
+  mcpDescription:
+    "Enlarges the image by exactly the factor (`scale`) with the dedicated upscaler. Always 15 credits. An input whose result would exceed the output size limit is refused before anything is charged.",
+  mcpHides: ["scaleFactor"],
   errors: [...IMAGE_INPUT_ERRORS, "upstream_error", "upstream_timeout"],
   input: () => UpscaleInput,
   result: () => UpscaleResult,

@@ -1,0 +1,58 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { rejectRequest } from "../billing/billed-call";
+import { checkedKey, withIdempotencyKey } from "../billing/idempotency";
+import { PixelgateError } from "../errors";
+import type { McpCaller } from "./catalog";
+import { errorToolResult } from "./results";
+
+// Idempotency over MCP, with REST's semantics: a tool call that carries a key (the
+// `idempotencyKey` argument, or the Idempotency-Key header of the /mcp request) and repeats an
+// earlier call's arguments within 24 hours gets the first result back and pays nothing; other
+// arguments under the same key are refused, and so is a repeat while the first still runs. Only
+// results given after a charge are kept, so a call refused for free can be retried as is.
+
+export const IDEMPOTENCY_ARGUMENT = "idempotencyKey";
+
+export const IDEMPOTENCY_ARGUMENT_SCHEMA = {
+  type: "string",
+  description:
+    "Makes a retry safe: any unique string of 1 to 255 printable characters. Repeating a call with the same key and arguments within 24 hours returns the first result without charging again; other arguments under the same key are refused.",
+};
+
+/** The call's own arguments, and the key it carries (argument first, then the request header). */
+export function splitIdempotencyKey(args: Record<string, unknown>, caller: McpCaller): { args: Record<string, unknown>; key: unknown } {
+  const { [IDEMPOTENCY_ARGUMENT]: argument, ...rest } = args;
+  return { args: rest, key: argument ?? caller.idempotencyKey ?? undefined };
+}
+
+export async function idempotentTool(
+  caller: McpCaller,
+  tool: string,
+  args: Record<string, unknown>,
+  run: (args: Record<string, unknown>, markCharged: () => void) => Promise<CallToolResult>,
+): Promise<CallToolResult> {
+  const split = splitIdempotencyKey(args, caller);
+  if (split.key === undefined) return run(split.args, () => {});
+  const session = { env: caller.ctx.env, baseUrl: caller.ctx.baseUrl };
+  let idempotencyKey: string;
+  try {
+    if (typeof split.key !== "string") throw new PixelgateError("invalid_parameter", "idempotencyKey must be a string.", { param: IDEMPOTENCY_ARGUMENT });
+    idempotencyKey = checkedKey(split.key);
+  } catch (error) {
+    const named = error instanceof PixelgateError ? new PixelgateError(error.code, error.message.replace("Idempotency-Key", IDEMPOTENCY_ARGUMENT), { param: IDEMPOTENCY_ARGUMENT }) : error;
+    return errorToolResult(session, await rejectRequest({ ctx: caller.ctx, key: caller.key }, named, { tool, summary: { model: "", prompt: "" } }));
+  }
+  const claim = { env: caller.ctx.env, accountId: caller.account.id, keyId: caller.key.id, idempotencyKey, scope: `mcp ${tool}`, request: split.args };
+  try {
+    return await withIdempotencyKey<CallToolResult>(claim, {
+      replay: (body) => ({ ...(JSON.parse(body) as CallToolResult), _meta: { "pixelgate/replayed": true } }),
+      run: async () => {
+        let charged = false;
+        const answer = await run(split.args, () => (charged = true));
+        return { answer, charged, status: answer.isError ? Number((answer.structuredContent as { status?: number })?.status ?? 500) : 200, body: async () => JSON.stringify(answer) };
+      },
+    });
+  } catch (error) {
+    return errorToolResult(session, error);
+  }
+}
