@@ -62,8 +62,8 @@ export const compressImage = defineTool({
   errors: IMAGE_INPUT_ERRORS,
   input: () => CompressInput,
   result: () => CompressResult,
-  async prepare(input: CompressInput): Promise<Prepared> {
-    return { source: await sourceImageOf(input), quality: input.quality, target: input.targetFormat };
+  async prepare(input: CompressInput, ctx): Promise<Prepared> {
+    return { source: await sourceImageOf(input, ctx), quality: input.quality, target: input.targetFormat };
   },
   price: () => 1,
   summarize: () => ({ model: "wasm-codecs", prompt: "" }),

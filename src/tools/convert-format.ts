@@ -97,8 +97,8 @@ export const convertFormat = defineTool({
   errors: IMAGE_INPUT_ERRORS,
   input: inputSchema,
   result: (family: Family) => resultSchemas[family],
-  async prepare(input: ConvertInput): Promise<Prepared> {
-    const source = await sourceImageOf(input);
+  async prepare(input: ConvertInput, ctx): Promise<Prepared> {
+    const source = await sourceImageOf(input, ctx);
     const target = targetOf(input.targetFormat ?? defaultTargetFor(source));
     // Writing AVIF needs more memory than reading anything else: its own, lower limit.
     assertWithinPixelLimit(source.width, source.height, target, "targetFormat");

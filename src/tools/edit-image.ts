@@ -80,7 +80,7 @@ export const editImage = defineTool({
     assertSafeText([{ param: "prompt", text: prompt }]);
     const aspectRatio = parseAspectRatio(input.aspectRatio);
     const model = await resolveImageModel(ctx.env, input.model ?? undefined);
-    const image = await sourceImageOf(input);
+    const image = await sourceImageOf(input, ctx);
     const task: EditTask = { kind: "edit", prompt, action: input.action, image, aspectRatio, seed: seedOf(input.seed) };
     checkTask(task, model);
     return { task, model, responseFormat: input.responseFormat };

@@ -56,7 +56,7 @@ export const generateTransparentImage = defineTool({
   input: () => TransparentInput,
   result: () => TransparentResult,
   async prepare(input: TransparentInput, ctx): Promise<Prepared> {
-    const generation = await prepareGeneration(input, ctx.env);
+    const generation = await prepareGeneration(input, ctx);
     return { ...generation, cutoutModel: await resolveTaskModel(ctx.env, "remove_bg", undefined) };
   },
   price: (prepared: Prepared) => modelCost(prepared.model) + CUTOUT_STAGE_CREDITS,

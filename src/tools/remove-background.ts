@@ -56,7 +56,7 @@ export const removeBackground = defineTool({
   async prepare(input: RemoveBackgroundInput, ctx): Promise<Prepared> {
     assertSafeText([{ param: "prompt", text: input.prompt }]);
     const model = await resolveTaskModel(ctx.env, "remove_bg", input.model ?? undefined);
-    const task: RemoveBackgroundTask = { kind: "remove_bg", image: await sourceImageOf(input), seed: seedOf(undefined) };
+    const task: RemoveBackgroundTask = { kind: "remove_bg", image: await sourceImageOf(input, ctx), seed: seedOf(undefined) };
     checkTask(task, model);
     return { task, model, note: input.prompt ?? "", responseFormat: input.responseFormat };
   },

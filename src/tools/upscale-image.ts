@@ -70,7 +70,7 @@ export const upscaleImage = defineTool({
   async prepare(input: UpscaleInput, ctx): Promise<Prepared> {
     const model = await resolveTaskModel(ctx.env, "upscale", input.model ?? undefined);
     const factor = Number.parseInt(scaleOf(input), 10) as ScaleFactor;
-    const task: UpscaleTask = { kind: "upscale", image: await sourceImageOf(input), factor, seed: seedOf(undefined) };
+    const task: UpscaleTask = { kind: "upscale", image: await sourceImageOf(input, ctx), factor, seed: seedOf(undefined) };
     checkTask(task, model);
     return { task, model, responseFormat: input.responseFormat };
   },
