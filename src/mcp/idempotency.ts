@@ -1,6 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { rejectRequest } from "../billing/billed-call";
-import { checkedKey, withIdempotencyKey } from "../billing/idempotency";
+import { checkedKey, IDEMPOTENCY_HEADER, withIdempotencyKey } from "../billing/idempotency";
 import { PixelgateError } from "../errors";
 import type { McpCaller } from "./catalog";
 import { errorToolResult } from "./results";
@@ -20,9 +20,10 @@ export const IDEMPOTENCY_ARGUMENT_SCHEMA = {
 };
 
 /** The call's own arguments, and the key it carries (argument first, then the request header). */
-export function splitIdempotencyKey(args: Record<string, unknown>, caller: McpCaller): { args: Record<string, unknown>; key: unknown } {
+export function splitIdempotencyKey(args: Record<string, unknown>, caller: McpCaller): { args: Record<string, unknown>; key: unknown; param: string } {
   const { [IDEMPOTENCY_ARGUMENT]: argument, ...rest } = args;
-  return { args: rest, key: argument ?? caller.idempotencyKey ?? undefined };
+  if (argument !== undefined && argument !== null) return { args: rest, key: argument, param: IDEMPOTENCY_ARGUMENT };
+  return { args: rest, key: caller.idempotencyKey, param: IDEMPOTENCY_HEADER };
 }
 
 export async function idempotentTool(
@@ -36,10 +37,11 @@ export async function idempotentTool(
   const session = { env: caller.ctx.env, baseUrl: caller.ctx.baseUrl };
   let idempotencyKey: string;
   try {
-    if (typeof split.key !== "string") throw new PixelgateError("invalid_parameter", "idempotencyKey must be a string.", { param: IDEMPOTENCY_ARGUMENT });
+    if (typeof split.key !== "string") throw new PixelgateError("invalid_parameter", "idempotencyKey must be a string.", { param: split.param });
     idempotencyKey = checkedKey(split.key);
   } catch (error) {
-    const named = error instanceof PixelgateError ? new PixelgateError(error.code, error.message.replace("Idempotency-Key", IDEMPOTENCY_ARGUMENT), { param: IDEMPOTENCY_ARGUMENT }) : error;
+    // Named as the caller sent it: the argument, or the header.
+    const named = error instanceof PixelgateError ? new PixelgateError(error.code, error.message.replace(IDEMPOTENCY_HEADER, split.param), { param: split.param }) : error;
     return errorToolResult(session, await rejectRequest({ ctx: caller.ctx, key: caller.key }, named, { tool, summary: { model: "", prompt: "" } }));
   }
   const claim = { env: caller.ctx.env, accountId: caller.account.id, keyId: caller.key.id, idempotencyKey, scope: `mcp ${tool}`, request: split.args };

@@ -54,7 +54,7 @@ describe("chaining results through the API", () => {
     const account = await newAccount({ credits: 10 });
     const { mcpClient } = await import("../mcp/support");
     const client = await mcpClient(account.key);
-    const compressed = (await client.callTool({ name: "compress_image", arguments: { image: await dataUriOf(discOnPlainBackground(30, 20)), targetFormat: "png" } })) as { structuredContent: { hostedUrl: string } };
+    const compressed = (await client.callTool({ name: "compress_image", arguments: { image: await dataUriOf(discOnPlainBackground(30, 20)), targetFormat: "png" } })) as unknown as { structuredContent: { hostedUrl: string } };
     const converted = await postTool("/v1/convert-format", account.key, { image: compressed.structuredContent.hostedUrl, targetFormat: "jpeg" });
     expect(((await converted.json()) as { result: Record<string, unknown> }).result).toMatchObject({ originalFormat: "png", width: 30, height: 20 });
   });

@@ -44,6 +44,9 @@ describe("MCP idempotency", () => {
     const first = (await client.callTool({ name: "compress_image", arguments: { image, quality: 40 } })) as Result;
     const again = (await client.callTool({ name: "compress_image", arguments: { image, quality: 40 } })) as Result;
     expect(again.structuredContent!.hostedUrl).toBe(first.structuredContent!.hostedUrl);
+    const longKey = await mcpClient(account.key, "x-api-key", { headers: { "Idempotency-Key": "k".repeat(300) } });
+    const refusedKey = (await longKey.callTool({ name: "compress_image", arguments: { image, quality: 40 } })) as Result;
+    expect(refusedKey.structuredContent).toMatchObject({ error: { code: "invalid_parameter", param: "Idempotency-Key" } });
     expect(await balanceOf(account.id)).toBe(9);
   });
 });
