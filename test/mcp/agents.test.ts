@@ -52,7 +52,7 @@ describe("MCP idempotency", () => {
 });
 
 describe("MCP results", () => {
-  it("compress_image and text_to_svg carry a hosted link (and compress a preview), not only inline data", async () => {
+  it("compress_image and text_to_svg carry a hosted link and a preview (the SVG rasterised), not only inline data", async () => {
     const account = await newAccount({ credits: 20 });
     const client = await mcpClient(account.key);
     const compressed = (await client.callTool({ name: "compress_image", arguments: { image: await dataUriOf(discOnPlainBackground(40, 30)), quality: 40 } })) as Result;
@@ -66,6 +66,11 @@ describe("MCP results", () => {
 
     const svg = (await client.callTool({ name: "text_to_svg", arguments: { prompt: "a blue star", model: "local-svg-v1" } })) as Result;
     const svgLink = svg.content.find((item) => item.type === "resource_link")!;
+    const svgPreview = svg.content.find((item) => item.type === "image")!;
+    expect(svgPreview.mimeType).toBe("image/webp");
+    const drawn = await decodeAny(Uint8Array.from(atob(svgPreview.data!), (char) => char.charCodeAt(0)));
+    expect([drawn.image.width, drawn.image.height]).toEqual([512, 512]);
+    expect(drawn.image.data[(256 * 512 + 256) * 4 + 3]).toBeGreaterThan(200); // the icon's middle is painted
     expect(await (await hosted(svgLink.uri!)).text()).toBe(svg.structuredContent!.svgCode);
   });
 
@@ -86,8 +91,10 @@ describe("MCP results", () => {
     expect(links).toHaveLength(20);
     for (const link of links) expect(text).toContain(link.uri!);
     const previews = result.content.filter((item) => item.type === "image");
-    expect(previews).toHaveLength(2);
-    const upscaled = await decodeAny(Uint8Array.from(atob(previews[1]!.data!), (char) => char.charCodeAt(0)));
+    expect(previews).toHaveLength(20); // the SVGs too, rasterised
+    const star = await decodeAny(Uint8Array.from(atob(previews[0]!.data!), (char) => char.charCodeAt(0)));
+    expect([star.image.width, star.image.height]).toEqual([256, 256]);
+    const upscaled = await decodeAny(Uint8Array.from(atob(previews[19]!.data!), (char) => char.charCodeAt(0)));
     expect(upscaled.image.width).toBe(128); // 128 px result: under the 256 px multicall preview side
     expect(result.structuredContent!.results[19].data.result).toMatchObject({ scaleFactor: "2x", hostedUrl: links[19]!.uri });
     expect(await balanceOf(account.id)).toBe(200 - 18 * 5 - 1 - 15);
