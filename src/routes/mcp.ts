@@ -27,25 +27,34 @@ function withRequestId(c: Context<AppEnv>, response: Response): Response {
   return out;
 }
 
+/** The caller behind the request's key, or the 401 that refuses it (a JSON-RPC error). */
+async function authenticate(c: Context<AppEnv>): Promise<Awaited<ReturnType<typeof resolveKey>> | Response> {
+  try {
+    return await resolveKey(c.env, presentedKey(c.req));
+  } catch (error) {
+    if (error instanceof PixelgateError && ["missing_api_key", "invalid_api_key"].includes(error.code)) {
+      // Required with a 401; it names no OAuth metadata, so nothing here invites an OAuth flow.
+      c.header("WWW-Authenticate", `Bearer realm="Pixelgate MCP", error="invalid_token", error_description="Send your Pixelgate API key as x-api-key or Authorization: Bearer"`);
+      return jsonRpcRefusal(c, error, c.req.method === "POST" ? await requestIdOf(c) : null);
+    }
+    throw error;
+  }
+}
+
 export function mountMcp(app: OpenAPIHono<AppEnv>): void {
   mountMcpAuthRefusals(app);
-  app.on(["GET", "DELETE"], MCP_PATH, (c) => {
+  // The key is checked first here too: clients that fall back to the old SSE transport (GET)
+  // after a refused POST must meet the same key message, not a bare 405.
+  app.on(["GET", "DELETE"], MCP_PATH, async (c) => {
+    const caller = await authenticate(c);
+    if (caller instanceof Response) return caller;
     c.header("Allow", "POST");
     const error = { code: -32000, message: `${c.req.method} is not used: this MCP server is stateless; send every message as a POST.` };
     return c.json({ jsonrpc: "2.0", id: null, error }, 405);
   });
   app.post(MCP_PATH, async (c) => {
-    let caller;
-    try {
-      caller = await resolveKey(c.env, presentedKey(c.req));
-    } catch (error) {
-      if (error instanceof PixelgateError && ["missing_api_key", "invalid_api_key"].includes(error.code)) {
-        // Required with a 401; it names no OAuth metadata, so nothing here invites an OAuth flow.
-        c.header("WWW-Authenticate", `Bearer realm="Pixelgate MCP", error="invalid_token", error_description="Send your Pixelgate API key as x-api-key or Authorization: Bearer"`);
-        return jsonRpcRefusal(c, error, await requestIdOf(c));
-      }
-      throw error;
-    }
+    const caller = await authenticate(c);
+    if (caller instanceof Response) return caller;
     const ctx = toolContext(c, "v1", caller.account, "mcp");
     // Loaded on the first MCP request, not at isolate start: the SDK and its JSON-schema
     // validator are most of the startup CPU otherwise, and most requests are REST.

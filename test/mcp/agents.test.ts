@@ -132,6 +132,10 @@ describe("/mcp over HTTP", () => {
       expect(response.status, method).toBe(405);
       expect(response.headers.get("Allow")).toBe("POST");
       expect(response.headers.get("X-Request-Id")).toMatch(/^req_/);
+      // Without a good key the key problem comes first, for clients falling back to SSE (GET).
+      const refused = await call("/mcp", { method, headers: { "x-api-key": "pg_nope", Accept: "text/event-stream" } });
+      expect(refused.status, method).toBe(401);
+      expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/^invalid_api_key/);
     }
   });
 
