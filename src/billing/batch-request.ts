@@ -16,15 +16,18 @@ export const BatchRequest = z
   .object({
     requests: z
       .array(
-        z.object({
-          tool: z.string().openapi({ description: `One of ${BATCH_TOOL_NAMES.join(", ")}.` }),
-          args: z.record(z.string(), z.unknown()).default({}).openapi({ description: "That tool's own request body." }),
-        }),
+        z
+          .object({
+            tool: z.string().openapi({ description: `One of ${BATCH_TOOL_NAMES.join(", ")}.` }),
+            args: z.record(z.string(), z.unknown()).default({}).openapi({ description: "That tool's own request body, exactly as its single call takes it." }),
+          })
+          .strict(),
       )
       .min(1, "send at least one item")
       .max(MAX_BATCH_ITEMS, `at most ${MAX_BATCH_ITEMS} items`)
       .openapi({ description: `1 to ${MAX_BATCH_ITEMS} calls, run in parallel; results come back in this order.` }),
   })
+  .strict()
   .openapi("BatchRequest");
 export type BatchRequest = z.infer<typeof BatchRequest>;
 

@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler, Next } from "hono";
 import { ledgerOf } from "../accounts/ledger";
-import type { AppEnv } from "../env";
+import type { WindowState } from "../../durable-objects/account-ledger";
+import type { AppEnv, Env } from "../env";
 import { PixelgateError } from "../errors";
 import { setRateLimitHeaders } from "../http/rate-limit";
 
@@ -28,7 +29,7 @@ export function canonicalJson(value: unknown): string {
   );
 }
 
-function checkedKey(value: string): string {
+export function checkedKey(value: string): string {
   if (!KEY_SHAPE.test(value)) {
     throw new PixelgateError("invalid_parameter", "Idempotency-Key must be 1 to 255 printable ASCII characters.", { param: IDEMPOTENCY_HEADER });
   }
@@ -58,14 +59,46 @@ export function idempotent(reject: RejectRequest): MiddlewareHandler<AppEnv> {
   };
 }
 
-async function runIdempotently(c: Context<AppEnv>, next: Next, idempotencyKey: string): Promise<Response | void> {
-  const { account, key } = c.var.caller;
+/** A claimed Idempotency-Key and the request it was claimed for. */
+export interface ClaimedKey {
+  key: string;
+  fingerprint: string;
+}
+
+/** One claimed request: whose key it is and what the request was (compared canonically). */
+export interface IdempotencyClaim {
+  env: Env;
+  accountId: string;
+  keyId: string;
+  idempotencyKey: string;
+  /** Where the request went (`POST /v1/generate`, `mcp generate_image`): the same body elsewhere is another request. */
+  scope: string;
+  request: unknown;
+}
+
+export interface IdempotentRun<Answer> {
+  onWindow?: (window: WindowState) => void;
+  /** The stored answer of the first request, shaped for the surface. */
+  replay(body: string, status: number): Answer;
+  /**
+   * The request itself, run under the claimed key (the ledger releases it if the call is
+   * interrupted); says whether credits were taken and, if so, what to store.
+   */
+  run(claimed: ClaimedKey): Promise<{ answer: Answer; charged: boolean; status: number; body: () => Promise<string> }>;
+}
+
+/**
+ * The Idempotency-Key protocol, for any surface (REST middleware, MCP tools): claim the key in
+ * the ledger, replay, refuse (409/422 as PixelgateErrors), or run and keep a charged answer.
+ */
+export async function withIdempotencyKey<Answer>(claim: IdempotencyClaim, handlers: IdempotentRun<Answer>): Promise<Answer> {
+  const { env, accountId, keyId, idempotencyKey } = claim;
   // Whitespace, formatting and key order do not make a different request: the parsed body,
   // re-serialised with sorted keys, is what is compared.
-  const fingerprint = await sha256Hex(`${c.req.method} ${c.req.path}\n${canonicalJson(await c.req.json())}`);
-  const ledger = ledgerOf(c.env, account.id);
-  const begun = await ledger.beginIdempotent({ keyId: key.id, idempotencyKey, fingerprint });
-  setRateLimitHeaders(c, begun.window);
+  const fingerprint = await sha256Hex(`${claim.scope}\n${canonicalJson(claim.request)}`);
+  const ledger = ledgerOf(env, accountId);
+  const begun = await ledger.beginIdempotent({ keyId, idempotencyKey, fingerprint });
+  handlers.onWindow?.(begun.window);
 
   if (begun.outcome === "conflict") {
     throw new PixelgateError("idempotency_conflict", "This Idempotency-Key was already used with a different request body.", { param: IDEMPOTENCY_HEADER });
@@ -77,27 +110,45 @@ async function runIdempotently(c: Context<AppEnv>, next: Next, idempotencyKey: s
     });
   }
   if (begun.outcome === "replay") {
-    const stored = await c.env.FILES.get(begun.bodyKey);
-    if (stored) {
-      c.header("Idempotency-Replayed", "true");
-      return c.body(await stored.text(), begun.status as 200, { "Content-Type": "application/json" });
-    }
+    const stored = await env.FILES.get(begun.bodyKey);
+    if (stored) return handlers.replay(await stored.text(), begun.status);
     // The stored answer is gone (deleted by hand): nothing to replay, and running again could charge twice.
     throw new PixelgateError("internal_error", "The stored answer for this Idempotency-Key is no longer available; use a new key.");
   }
 
-  c.set("idempotency", { key: idempotencyKey, fingerprint });
-  let charged = false;
+  let done: Awaited<ReturnType<IdempotentRun<Answer>["run"]>> | undefined;
   try {
-    await next();
-    charged = c.get("charged") === true;
+    done = await handlers.run({ key: idempotencyKey, fingerprint });
+    return done.answer;
   } finally {
-    if (charged) {
-      const bodyKey = `idempotency/${account.id}/${await sha256Hex(idempotencyKey)}.json`;
-      await c.env.FILES.put(bodyKey, await c.res.clone().text(), { httpMetadata: { contentType: "application/json" } });
-      await ledger.completeIdempotent(idempotencyKey, fingerprint, c.res.status, bodyKey);
+    if (done?.charged) {
+      const bodyKey = `idempotency/${accountId}/${await sha256Hex(idempotencyKey)}.json`;
+      await env.FILES.put(bodyKey, await done.body(), { httpMetadata: { contentType: "application/json" } });
+      await ledger.completeIdempotent(idempotencyKey, fingerprint, done.status, bodyKey);
     } else {
       await ledger.abandonIdempotent(idempotencyKey, fingerprint);
     }
   }
+}
+
+function runIdempotently(c: Context<AppEnv>, next: Next, idempotencyKey: string): Promise<Response | void> {
+  const { account, key } = c.var.caller;
+  const claim = { env: c.env, accountId: account.id, keyId: key.id, idempotencyKey, scope: `${c.req.method} ${c.req.path}` };
+  return c.req.json().then((request: unknown) =>
+    withIdempotencyKey<Response | void>(
+      { ...claim, request },
+      {
+        onWindow: (window) => setRateLimitHeaders(c, window),
+        replay: (body, status) => {
+          c.header("Idempotency-Replayed", "true");
+          return c.body(body, status as 200, { "Content-Type": "application/json" });
+        },
+        run: async (claimed) => {
+          c.set("idempotency", claimed);
+          await next();
+          return { answer: undefined, charged: c.get("charged") === true, status: c.res.status, body: () => c.res.clone().text() };
+        },
+      },
+    ),
+  );
 }

@@ -3,6 +3,7 @@
 // and decoding happen later, elsewhere. Every failure is a PixelgateError naming the field.
 
 import { PixelgateError } from "../errors";
+import { openResult } from "../storage/results";
 import { decodeBareBase64, decodeDataUri } from "./inline-image";
 import { fetchImage, type Fetcher } from "./url-fetch";
 import { checkImageUrl } from "./url-policy";
@@ -11,7 +12,8 @@ export { IMAGE_FETCH_TIMEOUT_MS, MAX_IMAGE_REDIRECTS, MAX_INPUT_IMAGE_BYTES } fr
 
 export interface LoadedImageBytes {
   bytes: Uint8Array;
-  source: "data-uri" | "base64" | "url";
+  /** `hosted`: one of this service's own result files, read from storage. */
+  source: "data-uri" | "base64" | "url" | "hosted";
   /** What the sender claimed (data URI media type, or the response's Content-Type); never trusted for the format. */
   declaredType: string | null;
   /** For `source: "url"`: the URL the bytes came from, after redirects. */
@@ -25,6 +27,13 @@ export interface LoadImageOptions {
   fetcher?: typeof fetch;
   /** Whole-fetch budget; defaults to 10 s. */
   timeoutMs?: number;
+  /** This service's result files: URLs under `${baseUrl}/files/` are read from here, not fetched. */
+  ownFiles?: OwnFiles;
+}
+
+export interface OwnFiles {
+  baseUrl: string;
+  bucket: R2Bucket;
 }
 
 /**
@@ -57,7 +66,7 @@ export async function loadImageBytes(value: unknown, options: LoadImageOptions):
   try {
     if (kind === "data-uri") return { ...decodeDataUri(text, param), source: "data-uri" };
     if (kind === "base64") return { ...decodeBareBase64(text, param), source: "base64" };
-    return await loadFromUrl(text, options);
+    return (await loadOwnFile(text, options)) ?? (await loadFromUrl(text, options));
   } catch (error) {
     if (error instanceof PixelgateError) throw error;
     // Nothing untyped leaves this module: an unexpected failure still answers 400 for the field.
@@ -65,6 +74,28 @@ export async function loadImageBytes(value: unknown, options: LoadImageOptions):
       ? new PixelgateError("image_fetch_failed", "The image URL could not be fetched.", { param })
       : new PixelgateError("invalid_image", "The image could not be read.", { param });
   }
+}
+
+/**
+ * A result of this service (same origin as its public base URL, path /files/...) is read straight
+ * from storage: results can be chained without a network round trip to ourselves, which the
+ * URL policy would refuse anyway when the service runs on a private address (local dev).
+ */
+async function loadOwnFile(text: string, options: LoadImageOptions): Promise<LoadedImageBytes | null> {
+  const own = options.ownFiles;
+  if (!own) return null;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return null;
+  }
+  if (url.origin !== new URL(own.baseUrl).origin || !url.pathname.startsWith("/files/")) return null;
+  const stored = await openResult(own.bucket, decodeURIComponent(url.pathname.slice("/files/".length)));
+  if (!stored) {
+    throw new PixelgateError("image_fetch_failed", "There is no result file at this address of ours (mistyped, or deleted).", { param: options.param });
+  }
+  return { bytes: new Uint8Array(await stored.arrayBuffer()), source: "hosted", declaredType: stored.httpMetadata?.contentType ?? null, url: url.href };
 }
 
 async function loadFromUrl(text: string, options: LoadImageOptions): Promise<LoadedImageBytes> {

@@ -10,7 +10,8 @@ import { listLiveModelsFor } from "../models/catalog";
 import { ModelTaskFilter, modelEntryOf, userOf } from "../schemas/resources";
 import type { AnyTool } from "../tools/types";
 import type { McpCaller } from "./catalog";
-import { errorToolResult, imageToolResult } from "./results";
+import { idempotentTool } from "./idempotency";
+import { errorToolResult, imageToolResult, multicallToolResult } from "./results";
 
 // An MCP tools/call walks exactly the REST paths: the same validation, the same billed call
 // (source `mcp`), the same rate-limit window; only the answer's shape differs.
@@ -19,15 +20,18 @@ function session(caller: McpCaller) {
   return { env: caller.ctx.env, baseUrl: caller.ctx.baseUrl };
 }
 
-export async function callBilledTool(tool: AnyTool, args: Record<string, unknown>, caller: McpCaller): Promise<CallToolResult> {
-  const parsed = tool.input("v1").safeParse(args);
-  const call: BilledCall = { tool, input: parsed.success ? parsed.data : args, ctx: { ...caller.ctx, startedAt: Date.now() }, key: caller.key };
-  try {
-    if (!parsed.success) throw await rejectCall(call, validationError({ success: false, error: parsed.error, data: args }));
-    return await imageToolResult(session(caller), await runBilledCall(call));
-  } catch (error) {
-    return errorToolResult(session(caller), error);
-  }
+export function callBilledTool(tool: AnyTool, args: Record<string, unknown>, caller: McpCaller): Promise<CallToolResult> {
+  return idempotentTool(caller, tool.name, args, async (toolArgs, markCharged, claimed) => {
+    const parsed = tool.input("v1").safeParse(toolArgs);
+    const ctx = { ...caller.ctx, startedAt: Date.now(), idempotency: claimed };
+    const call: BilledCall = { tool, input: parsed.success ? parsed.data : toolArgs, ctx, key: caller.key, onCharged: markCharged };
+    try {
+      if (!parsed.success) throw await rejectCall(call, validationError({ success: false, error: parsed.error, data: toolArgs }));
+      return await imageToolResult(session(caller), await runBilledCall(call));
+    } catch (error) {
+      return errorToolResult(session(caller), error);
+    }
+  });
 }
 
 /** The free lookups: they take a rate-limit slot like GET /v1/me and /v1/models. */
@@ -42,7 +46,7 @@ export async function callAccountTool(name: "get_user_info" | "list_models", cal
       structuredContent: { user, authMethod: "api_key" },
     };
   }
-  const task = ModelTaskFilter.safeParse(args.task);
+  const task = ModelTaskFilter.safeParse(args.task ?? undefined); // null means not given
   if (!task.success) return errorToolResult(session(caller), new PixelgateError("invalid_parameter", "task must be image, remove_bg, upscale, svg or all.", { param: "task" }));
   const models = (await listLiveModelsFor(caller.ctx.env, task.data)).map(modelEntryOf);
   const lines = models.map((model) => `- ${model.modelId} (${model.task}): ${model.name}, ${model.costPerReq} credits`);
@@ -53,30 +57,23 @@ export async function callAccountTool(name: "get_user_info" | "list_models", cal
   };
 }
 
-export async function callMulticall(args: Record<string, unknown>, caller: McpCaller): Promise<CallToolResult> {
-  const batch = { ctx: { ...caller.ctx, startedAt: Date.now() }, key: caller.key };
-  const refuse = async (error: unknown) => errorToolResult(session(caller), await rejectRequest(batch, error, batchEntryDraft(batch)));
-  const parsed = BatchRequest.safeParse(args);
-  if (!parsed.success) return refuse(validationError({ success: false, error: parsed.error, data: args }));
-  let tools: AnyTool[];
-  try {
-    tools = toolsOf(parsed.data);
-  } catch (error) {
-    return refuse(error);
-  }
-  try {
-    const outcome = await runBatch({ ...batch, items: parsed.data.requests.map((item, index) => ({ tool: tools[index]!, args: item.args })) });
-    const body = batchResponseBody(caller.ctx.baseUrl, outcome);
-    const lines = body.results.map((item, index) => {
-      const data = item.data as { result?: { imageUrl?: string }; error?: { code?: string; message?: string } };
-      const detail = item.success ? (data.result?.imageUrl ?? "done") : `${data.error?.code}: ${data.error?.message}`;
-      return `${index + 1}. ${item.tool}: ${item.status} ${detail}`;
-    });
-    return {
-      content: [{ type: "text", text: `${body.message} Spent ${body.deductedCredits} credits; ${body.userCredits} left.\n${lines.join("\n")}` }],
-      structuredContent: body,
-    };
-  } catch (error) {
-    return errorToolResult(session(caller), error);
-  }
+export function callMulticall(args: Record<string, unknown>, caller: McpCaller): Promise<CallToolResult> {
+  return idempotentTool(caller, "multicall", args, async (batchArgs, markCharged, claimed) => {
+    const batch = { ctx: { ...caller.ctx, startedAt: Date.now(), idempotency: claimed }, key: caller.key, onCharged: markCharged };
+    const refuse = async (error: unknown) => errorToolResult(session(caller), await rejectRequest(batch, error, batchEntryDraft(batch)));
+    const parsed = BatchRequest.safeParse(batchArgs);
+    if (!parsed.success) return refuse(validationError({ success: false, error: parsed.error, data: batchArgs }));
+    let tools: AnyTool[];
+    try {
+      tools = toolsOf(parsed.data);
+    } catch (error) {
+      return refuse(error);
+    }
+    try {
+      const outcome = await runBatch({ ...batch, items: parsed.data.requests.map((item, index) => ({ tool: tools[index]!, args: item.args })) });
+      return await multicallToolResult(session(caller), batchResponseBody(caller.ctx.baseUrl, outcome));
+    } catch (error) {
+      return errorToolResult(session(caller), error);
+    }
+  });
 }

@@ -1,21 +1,28 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import type { ApiKeyRecord, Account } from "../accounts/repository";
+import { MAX_BATCH_ITEMS } from "../billing/batch";
 import type { AppEnv } from "../env";
-import type { ToolContext } from "../tools/types";
+import type { AnyTool, ToolContext } from "../tools/types";
 import { TOOLS } from "../tools/registry";
-import { requestSchemaOf, type JsonSchema } from "./input-schemas";
+import { requestSchemaOf, responseSchemaOf, type JsonSchema } from "./input-schemas";
 import { callAccountTool, callBilledTool, callMulticall } from "./calls";
 import { MODEL_TASKS } from "../models/catalog";
+import { IDEMPOTENCY_ARGUMENT, IDEMPOTENCY_ARGUMENT_SCHEMA } from "./idempotency";
+import { billedOutputSchema, outputSchemaOf } from "./output-schemas";
+import { strictSchema } from "./portable-schema";
 
-// The MCP tools: every image tool of the registry, plus the account
-// lookups and multicall. Nothing here does tool work; each entry says how an MCP call maps onto
-// the same definitions and billed path as REST.
+// The MCP tools: every image tool of the registry, plus the account lookups and multicall.
+// Nothing here does tool work or restates a tool fact: names, arguments, enums, prices and
+// descriptions come from the tool definitions, through the same OpenAPI document REST
+// publishes, so MCP cannot drift from /v1/openapi.json.
 
 export interface McpCaller {
   account: Account;
   key: ApiKeyRecord;
   ctx: ToolContext;
+  /** The Idempotency-Key header of the /mcp request, for a call that names no key itself. */
+  idempotencyKey?: string;
 }
 
 export interface McpTool {
@@ -23,6 +30,7 @@ export interface McpTool {
   title: string;
   description: string;
   inputSchema: JsonSchema;
+  outputSchema: JsonSchema;
   annotations: ToolAnnotations;
   call(args: Record<string, unknown>, caller: McpCaller): Promise<CallToolResult>;
 }
@@ -35,52 +43,90 @@ export interface McpTool {
 const BILLED: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
 const LOOKUP: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
-/** upscale_image names its factor `scale` over MCP; REST calls it `scaleFactor`. */
-const RENAMED_ARGS: Record<string, Record<string, string>> = { upscale_image: { scale: "scaleFactor" } };
+/** Aliases every tool accepts but MCP does not show: one name per argument. */
+const HIDDEN_ALIASES = ["imageBase64"];
 
-function renameProperties(schema: JsonSchema, renames: Record<string, string>): JsonSchema {
-  const properties = { ...(schema.properties as Record<string, unknown>) };
-  for (const [mcpName, restName] of Object.entries(renames)) {
-    properties[mcpName] = properties[restName];
-    delete properties[restName];
-  }
-  const required = (schema.required as string[] | undefined)?.map((name) => Object.entries(renames).find(([, rest]) => rest === name)?.[0] ?? name);
-  return { ...schema, properties, ...(required ? { required } : {}) };
+const RESULT_NOTE = "Returns a link to the full result, a small preview and the credits spent and left.";
+
+/** A tool's arguments over MCP: its REST body without the hidden aliases, plus the idempotency key. */
+export function toolArguments(app: OpenAPIHono<AppEnv>, tool: AnyTool): JsonSchema {
+  const rest = requestSchemaOf(app, tool.paths.v1);
+  const hidden = new Set([...HIDDEN_ALIASES, ...(tool.mcpHides ?? [])]);
+  const properties = Object.entries(rest.properties as Record<string, JsonSchema>).filter(([name]) => !hidden.has(name));
+  const required = ((rest.required as string[] | undefined) ?? []).filter((name) => !hidden.has(name));
+  return { ...rest, properties: Object.fromEntries(properties), required };
 }
 
-function restArgs(name: string, args: Record<string, unknown>): Record<string, unknown> {
-  const renames = RENAMED_ARGS[name];
-  if (!renames) return args;
-  const mapped = { ...args };
-  for (const [mcpName, restName] of Object.entries(renames)) {
-    if (mcpName in mapped) {
-      mapped[restName] = mapped[mcpName];
-      delete mapped[mcpName];
+/** Every tool's arguments in one object, for multicall items: each item uses those of its tool. */
+function unionOfArguments(schemas: JsonSchema[]): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  for (const schema of schemas) {
+    for (const [name, property] of Object.entries(schema.properties as Record<string, JsonSchema>)) {
+      const known = properties[name];
+      const enums = [...new Set([...((known?.enum as unknown[]) ?? []), ...((property.enum as unknown[]) ?? [])])];
+      properties[name] = { ...(known ?? property), ...(enums.length > 0 ? { enum: enums } : {}) };
     }
   }
-  return mapped;
+  return {
+    type: "object",
+    description: "The item's arguments, named as in its tool's own schema; leave out (or send null for) what the tool does not take.",
+    properties,
+  };
 }
+
+function withIdempotency(schema: JsonSchema): JsonSchema {
+  return { ...schema, properties: { ...(schema.properties as Record<string, JsonSchema>), [IDEMPOTENCY_ARGUMENT]: IDEMPOTENCY_ARGUMENT_SCHEMA } };
+}
+
+function imageTool(app: OpenAPIHono<AppEnv>, tool: AnyTool): McpTool {
+  const response = responseSchemaOf(app, tool.paths.v1);
+  const result = (response.properties as Record<string, JsonSchema>).result!;
+  return {
+    name: tool.name,
+    title: tool.summary,
+    description: `${tool.mcpDescription ?? tool.description}\n\n${RESULT_NOTE}`,
+    inputSchema: strictSchema(withIdempotency(toolArguments(app, tool))),
+    outputSchema: billedOutputSchema(result, { hostedUrl: { type: "string", description: "The hosted file of the result." } }),
+    annotations: { title: tool.summary, ...BILLED },
+    call: (args, caller) => callBilledTool(tool, args, caller),
+  };
+}
+
+function multicallTool(app: OpenAPIHono<AppEnv>): McpTool {
+  const items = {
+    type: "object",
+    properties: {
+      tool: { type: "string", enum: TOOLS.map((tool) => tool.name), description: "The image tool this item calls." },
+      args: unionOfArguments(TOOLS.map((tool) => toolArguments(app, tool))),
+    },
+    required: ["tool", "args"],
+  };
+  const requests = { type: "array", items, minItems: 1, maxItems: MAX_BATCH_ITEMS, description: `1 to ${MAX_BATCH_ITEMS} calls, run in parallel; results come back in this order.` };
+  return {
+    name: "multicall",
+    title: "Run several tool calls at once (sum of the items)",
+    description: `Runs up to ${MAX_BATCH_ITEMS} image-tool calls in parallel and returns every outcome in order, each with a link and a small preview. Items are priced by their own tool and paid together before anything runs; an invalid item fails alone and costs nothing; an item whose provider fails is refunded. Retry only the items whose \`success\` is false.`,
+    inputSchema: strictSchema(withIdempotency({ type: "object", properties: { requests }, required: ["requests"] })),
+    outputSchema: outputSchemaOf(responseSchemaOf(app, "/playground/multicall")),
+    annotations: { title: "Multicall", ...BILLED },
+    call: (args, caller) => callMulticall(args, caller),
+  };
+}
+
+const NO_ARGUMENTS = strictSchema({ type: "object", properties: {} });
 
 let catalog: McpTool[] | undefined;
 
 /** Built once per isolate: the schemas come from the OpenAPI generator. */
 export function mcpTools(app: OpenAPIHono<AppEnv>): McpTool[] {
   catalog ??= [
-    ...TOOLS.map(
-      (tool): McpTool => ({
-        name: tool.name,
-        title: tool.summary,
-        description: `${tool.description}\n\n${tool.summary}. The result has a hosted URL (or a data URI for compress_image), an inline preview and the credits spent and left.`,
-        inputSchema: renameProperties(requestSchemaOf(app, tool.paths.v1), RENAMED_ARGS[tool.name] ?? {}),
-        annotations: { title: tool.summary, ...BILLED },
-        call: (args, caller) => callBilledTool(tool, restArgs(tool.name, args), caller),
-      }),
-    ),
+    ...TOOLS.map((tool) => imageTool(app, tool)),
     {
       name: "get_user_info",
       title: "The account behind the key (free)",
       description: "The account the API key belongs to: name, email, plan, plan validity and the credit balance. Free.",
-      inputSchema: { type: "object", properties: {} },
+      inputSchema: NO_ARGUMENTS,
+      outputSchema: outputSchemaOf({ type: "object", properties: { user: { type: "object" }, authMethod: { type: "string" } }, required: ["user", "authMethod"] }),
       annotations: { title: "Account and balance", ...LOOKUP },
       call: (_, caller) => callAccountTool("get_user_info", caller),
     },
@@ -89,22 +135,15 @@ export function mcpTools(app: OpenAPIHono<AppEnv>): McpTool[] {
       title: "Selectable models (free)",
       description:
         "The models live on this deployment, highest priority first, with `costPerReq` (credits per call). By default the image models: pass a `modelId` as `model` to generate_image or edit_image. `task` lists another tool's models instead (`remove_bg`, `upscale`, `svg`) or every task's (`all`); each entry's `tools` names where its id goes. Free.",
-      inputSchema: {
+      inputSchema: strictSchema({
         type: "object",
-        properties: { task: { type: "string", enum: [...MODEL_TASKS, "all"], default: "image", description: "Which models: `image` (default), `remove_bg`, `upscale`, `svg` or `all`." } },
-      },
+        properties: { task: { type: "string", enum: [...MODEL_TASKS, "all"], description: "Which models: `image` (default), `remove_bg`, `upscale`, `svg` or `all`." } },
+      }),
+      outputSchema: outputSchemaOf({ type: "object", properties: { count: { type: "integer" }, models: { type: "array", items: { type: "object" } } }, required: ["count", "models"] }),
       annotations: { title: "Model list", ...LOOKUP },
       call: (args, caller) => callAccountTool("list_models", caller, args),
     },
-    {
-      name: "multicall",
-      title: "Run several tool calls at once (sum of the items)",
-      description:
-        "Runs up to 20 image-tool calls in parallel and returns every outcome in order. Items are priced by their own tool and paid together before anything runs; an invalid item fails alone and costs nothing; an item whose provider fails is refunded. Retry only the items whose `success` is false.",
-      inputSchema: requestSchemaOf(app, "/playground/multicall"),
-      annotations: { title: "Multicall", ...BILLED },
-      call: (args, caller) => callMulticall(args, caller),
-    },
+    multicallTool(app),
   ];
   return catalog;
 }

@@ -35,3 +35,27 @@ export function requestSchemaOf(app: OpenAPIHono<AppEnv>, path: string): JsonSch
   if (!schema) throw new Error(`no request body schema for POST ${path}`);
   return inline(schema, doc.components.schemas) as JsonSchema;
 }
+
+/** `allOf` of object schemas (what a zod intersection becomes) folded into one object schema. */
+function merged(schema: JsonSchema): JsonSchema {
+  const parts = schema.allOf as JsonSchema[] | undefined;
+  if (!parts) return schema;
+  const properties: Record<string, unknown> = {};
+  const required: string[] = [];
+  for (const part of parts.map(merged)) {
+    Object.assign(properties, part.properties);
+    required.push(...((part.required as string[] | undefined) ?? []));
+  }
+  return { type: "object", properties, required: [...new Set(required)] };
+}
+
+/** The JSON schema of the 200 answer of POST `path`, as /v1/openapi.json describes it. */
+export function responseSchemaOf(app: OpenAPIHono<AppEnv>, path: string): JsonSchema {
+  const doc = openApiOf(app);
+  type Operation = { post?: { responses?: Record<string, { content?: Record<string, { schema?: unknown }> }> } };
+  const schema = (doc.paths[path] as Operation | undefined)?.post?.responses?.["200"]?.content?.["application/json"]?.schema;
+  if (!schema) throw new Error(`no 200 response schema for POST ${path}`);
+  const inlined = inline(schema, doc.components.schemas) as JsonSchema;
+  const properties = inlined.properties as Record<string, JsonSchema>;
+  return { ...inlined, properties: Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, merged(property)])) };
+}

@@ -1,54 +1,100 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { BilledResult } from "../billing/billed-call";
+import { sniffFormat } from "../codecs";
 import type { Env } from "../env";
 import { ERROR_CATALOG, PixelgateError } from "../errors";
 import { errorBodyAt } from "../http/envelope";
 import { decodeDataUri } from "../images/inline-image";
-import { openResult } from "../storage/results";
-import { previewOf } from "./preview";
+import { hostResult, openResult } from "../storage/results";
+import { previewOf, type Preview } from "./preview";
 
 // Tool results shaped for agents: the REST `result` as structured content, a short text saying
 // what was done, what it cost and where the result is, a small inline preview of an image, and
-// a link to the full file. Recoverable failures are `isError` results that carry the error code
-// and what to do, so the model can correct itself instead of the client raising.
+// a link to the full file. Every image result has a hosted file, also those REST answers inline
+// (compress_image's data URI, text_to_svg's markup): many agents can follow a link but cannot
+// unpack base64 from structured content. Recoverable failures are `isError` results that carry
+// the error code and what to do, so the model can correct itself instead of the client raising.
 
 export interface McpSession {
   env: Env;
   baseUrl: string;
 }
 
+type Content = CallToolResult["content"];
+
 function creditsLine(outcome: { deductedCredits: number; userCredits: number }): string {
   return `Spent ${outcome.deductedCredits} credit${outcome.deductedCredits === 1 ? "" : "s"}; ${outcome.userCredits} left.`;
 }
 
-/** The bytes behind a result's image: a hosted file of ours, or a data URI. */
-async function resultBytes(session: McpSession, location: unknown): Promise<Uint8Array | null> {
-  if (typeof location !== "string") return null;
-  if (location.startsWith("data:")) return decodeDataUri(location, "result").bytes;
+/** A result's image: its hosted URL (hosting an inline one now) and its bytes. */
+async function hostedImageOf(session: McpSession, result: Record<string, unknown>): Promise<{ url: string; bytes: Uint8Array } | null> {
   const filesPrefix = `${session.baseUrl}/files/`;
-  if (!location.startsWith(filesPrefix)) return null;
-  const stored = await openResult(session.env.FILES, location.slice(filesPrefix.length));
-  return stored ? new Uint8Array(await stored.arrayBuffer()) : null;
+  for (const location of [result.imageUrl, result.image, result.dataUrl]) {
+    if (typeof location !== "string") continue;
+    if (location.startsWith(filesPrefix)) {
+      const stored = await openResult(session.env.FILES, location.slice(filesPrefix.length));
+      if (stored) return { url: location, bytes: new Uint8Array(await stored.arrayBuffer()) };
+    } else if (location.startsWith("data:")) {
+      const { bytes } = decodeDataUri(location, "result");
+      const kind = sniffFormat(bytes);
+      if (kind === null) continue;
+      return { url: (await hostResult(session.env.FILES, session.baseUrl, bytes, kind)).url, bytes };
+    }
+  }
+  return null;
+}
+
+/** The preview and link blocks of one image, and its hosted URL. */
+async function imageBlocks(session: McpSession, result: Record<string, unknown>, previewSide?: number): Promise<{ url: string | null; blocks: Content }> {
+  const image = await hostedImageOf(session, result);
+  if (!image) return { url: null, blocks: [] };
+  const preview: Preview | null = await previewOf(image.bytes, previewSide);
+  const blocks: Content = [];
+  if (preview) blocks.push({ type: "image", data: preview.data, mimeType: preview.mimeType });
+  blocks.push({ type: "resource_link", uri: image.url, name: image.url.split("/").pop() ?? "result", description: "The full-size result." });
+  return { url: image.url, blocks };
 }
 
 export async function imageToolResult(session: McpSession, outcome: BilledResult): Promise<CallToolResult> {
-  const structured = { ...outcome.result, deductedCredits: outcome.deductedCredits, userCredits: outcome.userCredits };
-  const result = outcome.result as { imageUrl?: string; image?: string; svgCode?: string; dataUrl?: string };
-  const content: CallToolResult["content"] = [];
-
+  const result = outcome.result as Record<string, unknown> & { svgCode?: string; dataUrl?: string };
+  const { url, blocks } = await imageBlocks(session, result);
+  const structured = { ...result, ...(url ? { hostedUrl: url } : {}), deductedCredits: outcome.deductedCredits, userCredits: outcome.userCredits };
+  const where = url ? `Full result: ${url}` : "The result is in structuredContent.";
+  const content: Content = [{ type: "text", text: `${outcome.message} ${creditsLine(outcome)} ${where}` }];
   if (typeof result.svgCode === "string") {
-    content.push({ type: "text", text: `${outcome.message} ${creditsLine(outcome)} The SVG markup is in structuredContent.svgCode.` });
     content.push({ type: "resource", resource: { uri: String(result.dataUrl), mimeType: "image/svg+xml", text: result.svgCode } });
-    return { content, structuredContent: structured };
   }
-
-  const hosted = typeof result.imageUrl === "string" && /^https?:/.test(result.imageUrl) ? result.imageUrl : null;
-  const where = hosted ? `Full result: ${hosted}` : "The full result is in structuredContent (a base64 data URI).";
-  content.push({ type: "text", text: `${outcome.message} ${creditsLine(outcome)} ${where}` });
-  const preview = await previewOf((await resultBytes(session, result.imageUrl ?? result.image)) ?? new Uint8Array());
-  if (preview) content.push({ type: "image", data: preview.data, mimeType: preview.mimeType });
-  if (hosted) content.push({ type: "resource_link", uri: hosted, name: hosted.split("/").pop() ?? "result", description: "The full-size result." });
+  content.push(...blocks);
   return { content, structuredContent: structured };
+}
+
+/** Previews in a multicall are smaller: up to 20 of them share one answer. */
+const MULTICALL_PREVIEW_SIDE = 256;
+
+type BatchBody = {
+  message: string;
+  deductedCredits: number;
+  userCredits: number;
+  results: { tool: string; status: number; success: boolean; data: Record<string, unknown> }[];
+};
+
+/** A multicall: one line per item (link or error, never base64), then each item's preview and link. */
+export async function multicallToolResult(session: McpSession, body: BatchBody): Promise<CallToolResult> {
+  const lines: string[] = [];
+  const blocks: Content = [];
+  for (const [index, item] of body.results.entries()) {
+    const data = item.data as { result?: Record<string, unknown>; error?: { code?: string; message?: string } };
+    if (!item.success || !data.result) {
+      lines.push(`${index + 1}. ${item.tool}: failed, ${data.error?.code}: ${data.error?.message}`);
+      continue;
+    }
+    const image = await imageBlocks(session, data.result, MULTICALL_PREVIEW_SIDE);
+    if (image.url) data.result = { ...data.result, hostedUrl: image.url };
+    lines.push(`${index + 1}. ${item.tool}: done, ${image.url ?? "see structuredContent"}`);
+    blocks.push(...image.blocks);
+  }
+  const text = `${body.message} Spent ${body.deductedCredits} credits; ${body.userCredits} left.\n${lines.join("\n")}`;
+  return { content: [{ type: "text", text }, ...blocks], structuredContent: body };
 }
 
 /** A failure the agent can act on: its code, what happened and what to do, as an isError result. */

@@ -13,11 +13,11 @@ export function mcpServerFor(app: OpenAPIHono<AppEnv>, caller: McpCaller): Serve
   const server = new Server(MCP_SERVER_INFO, {
     capabilities: { tools: {} },
     instructions:
-      "Pixelgate generates, edits, cuts out, upscales, compresses and converts images and writes SVG. Every image tool costs credits (see each tool's title); get_user_info shows the balance and list_models the models and their prices. Images go in as https URLs or base64 data URIs; results come back as hosted URLs with a small preview.",
+      "Pixelgate generates, edits, cuts out, upscales, compresses and converts images and writes SVG. Every image tool costs credits (see each tool's title); get_user_info shows the balance and list_models the models and their prices. Images go in as https URLs (this service's own result links included) or base64 data URIs; results come back as hosted links with a small preview. Pass idempotencyKey to make a retry safe.",
   });
   const tools = mcpTools(app);
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: tools.map(({ name, title, description, inputSchema, annotations }) => ({ name, title, description, inputSchema, annotations })),
+    tools: tools.map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({ name, title, description, inputSchema, outputSchema, annotations })),
   }));
   server.setRequestHandler(CallToolRequestSchema, (request) => {
     const tool = tools.find((candidate) => candidate.name === request.params.name);

@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { decodeImage, encodeImage } from "../codecs";
 import { FORMAT_INFO } from "../codecs/formats";
 import { dataUri, IMAGE_INPUT_ERRORS, imageFields, kilobytes, latencySince, sourceImageOf, type SourceImage } from "./source-image";
+import { requestBody } from "./request-body";
 import { defineTool } from "./types";
 
 // compress_image: re-encode at a chosen quality and report the saving. The result is
@@ -14,8 +15,9 @@ function clampQuality(quality: number): number {
   return Math.min(COMPRESS_QUALITY.max, Math.max(COMPRESS_QUALITY.min, Math.round(quality)));
 }
 
-const CompressInput = z
-  .object({
+const CompressInput = requestBody(
+  "CompressRequest",
+  z.object({
     image: z.string().optional().openapi(imageFields),
     imageBase64: z.string().optional().openapi({ description: "Alias of `image`." }),
     quality: z
@@ -28,8 +30,8 @@ const CompressInput = z
       .preprocess((value) => (typeof value === "string" ? value.trim().toLowerCase() : value), z.enum(COMPRESS_TARGETS))
       .default("webp")
       .openapi({ description: "webp (default), jpeg or png." }),
-  })
-  .openapi("CompressRequest");
+  }),
+);
 
 type CompressInput = z.infer<typeof CompressInput>;
 interface Prepared {
@@ -60,8 +62,8 @@ export const compressImage = defineTool({
   errors: IMAGE_INPUT_ERRORS,
   input: () => CompressInput,
   result: () => CompressResult,
-  async prepare(input: CompressInput): Promise<Prepared> {
-    return { source: await sourceImageOf(input), quality: input.quality, target: input.targetFormat };
+  async prepare(input: CompressInput, ctx): Promise<Prepared> {
+    return { source: await sourceImageOf(input, ctx), quality: input.quality, target: input.targetFormat };
   },
   price: () => 1,
   summarize: () => ({ model: "wasm-codecs", prompt: "" }),

@@ -1,8 +1,10 @@
 import { z } from "@hono/zod-openapi";
 import { assertWithinPixelLimit, decodeImage, encodeImage } from "../codecs";
 import { FORMAT_INFO, type ImageFormat } from "../codecs/formats";
+import { PixelgateError } from "../errors";
 import { hostResult } from "../storage/results";
 import { base64Of, dataUri, IMAGE_INPUT_ERRORS, imageFields, kilobytes, latencySince, sourceImageOf, type SourceImage } from "./source-image";
+import { requestBody } from "./request-body";
 import { defineTool, type Family } from "./types";
 
 // convert_format: decode, then re-encode with fixed settings. The two families
@@ -17,10 +19,24 @@ function targetOf(name: string): ImageFormat {
   return name === "jpg" ? "jpeg" : (name as ImageFormat);
 }
 
+/**
+ * Without a targetFormat the image becomes PNG (the documented default), unless it already is
+ * PNG: re-encoding a PNG as PNG because nothing was asked for would charge for nothing, so that
+ * call is refused (free) and asks for a target. An explicit PNG-to-PNG is honoured: it strips
+ * metadata and applies the orientation, which is work someone may want.
+ */
+function defaultTargetFor(source: SourceImage): string {
+  if (source.format === "png") {
+    throw new PixelgateError("missing_parameter", "The image already is PNG: say which format to convert it to with targetFormat.", { param: "targetFormat" });
+  }
+  return "png";
+}
+
 function inputSchema(family: Family) {
   const targets = TARGETS[family];
-  return z
-    .object({
+  return requestBody(
+    family === "v1" ? "ConvertFormatRequest" : "ConvertFormatPlaygroundRequest",
+    z.object({
       image: z.string().optional().openapi(imageFields),
       imageBase64: z.string().optional().openapi({ description: "Alias of `image`." }),
       targetFormat: z
@@ -30,13 +46,13 @@ function inputSchema(family: Family) {
             error: () => `targetFormat must be one of ${targets.join(", ")} on this path (SVG is never a target)`,
           }),
         )
-        .default("png")
-        .openapi({ description: `Format to write: ${targets.join(", ")}.` }),
+        .optional()
+        .openapi({ description: `Format to write: ${targets.join(", ")}. Default png, except for a PNG image, where it must be given.` }),
       ...(family === "v1"
         ? { responseFormat: z.enum(["url", "b64_json"]).default("url").openapi({ description: "`b64_json` adds the bytes as base64 beside the hosted URL." }) }
         : {}),
-    })
-    .openapi(family === "v1" ? "ConvertFormatRequest" : "ConvertFormatPlaygroundRequest");
+    }),
+  );
 }
 
 type ConvertInput = z.infer<ReturnType<typeof inputSchema>> & { responseFormat?: "url" | "b64_json" };
@@ -81,9 +97,9 @@ export const convertFormat = defineTool({
   errors: IMAGE_INPUT_ERRORS,
   input: inputSchema,
   result: (family: Family) => resultSchemas[family],
-  async prepare(input: ConvertInput): Promise<Prepared> {
-    const source = await sourceImageOf(input);
-    const target = targetOf(input.targetFormat);
+  async prepare(input: ConvertInput, ctx): Promise<Prepared> {
+    const source = await sourceImageOf(input, ctx);
+    const target = targetOf(input.targetFormat ?? defaultTargetFor(source));
     // Writing AVIF needs more memory than reading anything else: its own, lower limit.
     assertWithinPixelLimit(source.width, source.height, target, "targetFormat");
     return { source, target, responseFormat: input.responseFormat ?? "url" };

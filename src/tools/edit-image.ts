@@ -9,6 +9,7 @@ import { screenRequest } from "../safety";
 import { aspectRatioField, imageAliasField, imageField, modelField, optionalPromptField, responseFormatField, seedField, seedOf, type ResponseFormat } from "./model-fields";
 import { expectImage, imageResultFields, storeImage, timing } from "./model-output";
 import { IMAGE_INPUT_ERRORS, sourceImageOf } from "./source-image";
+import { requestBody } from "./request-body";
 import { defineTool } from "./types";
 
 // edit_image: an image and an instruction to a new image, through the general image
@@ -25,8 +26,9 @@ const DEFAULT_INSTRUCTIONS: Record<Exclude<EditAction, "edit">, string> = {
 
 const FIXED_PRICES: Record<Exclude<EditAction, "edit">, number> = { remove_bg: 8, upscale: 15 };
 
-const EditInput = z
-  .object({
+const EditInput = requestBody(
+  "EditRequest",
+  z.object({
     image: imageField,
     imageBase64: imageAliasField,
     prompt: optionalPromptField("The edit to make. Optional for `remove_bg` and `upscale`, which fill in a fixed instruction."),
@@ -35,8 +37,8 @@ const EditInput = z
     aspectRatio: aspectRatioField,
     seed: seedField,
     responseFormat: responseFormatField,
-  })
-  .openapi("EditRequest");
+  }),
+);
 type EditInput = z.infer<typeof EditInput>;
 
 interface Prepared {
@@ -68,6 +70,8 @@ export const editImage = defineTool({
   summary: "Edit an image by instruction (model cost; 8 for remove_bg, 15 for upscale)",
   description:
     `Applies the instruction in \`prompt\` to \`image\` with the general image model. There is no mask: describe the region in the prompt. The built-in local model (local-draw-v1) is classical image processing, not a neural model: it understands ${SUPPORTED_EDITS.join("; ")}, combined with "and" or commas, and refuses any other instruction with 400 invalid_parameter before charging.`,
+  mcpDescription:
+    `Applies the instruction in \`prompt\` to \`image\` with the general image model (its cost); \`action\` remove_bg (8 credits) and upscale (15) use fixed instructions. There is no mask: describe the region in the prompt. The built-in local model (local-draw-v1) is classical image processing, not a neural model: it understands ${SUPPORTED_EDITS.map((edit) => edit.split(" (")[0]).join(", ")}, combined with "and" or commas, and refuses any other instruction before charging.`,
   errors: [...IMAGE_INPUT_ERRORS, "content_policy_violation", "upstream_error", "upstream_timeout"],
   input: () => EditInput,
   result: () => EditResult,
@@ -76,7 +80,7 @@ export const editImage = defineTool({
     await screenRequest(ctx.env, [{ param: "prompt", text: prompt }]);
     const aspectRatio = parseAspectRatio(input.aspectRatio);
     const model = await resolveImageModel(ctx.env, input.model ?? undefined);
-    const image = await sourceImageOf(input);
+    const image = await sourceImageOf(input, ctx);
     const task: EditTask = { kind: "edit", prompt, action: input.action, image, aspectRatio, seed: seedOf(input.seed) };
     checkTask(task, model);
     return { task, model, responseFormat: input.responseFormat };

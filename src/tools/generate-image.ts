@@ -3,30 +3,29 @@ import { modelCost, resolveImageModel } from "../models/resolve";
 import { parseAspectRatio } from "../providers/aspect";
 import { checkTask, runModel, type GenerateTask, type ImageOutput } from "../providers";
 import { expectImage } from "./model-output";
-import type { Env } from "../env";
 import type { Model } from "../models/catalog";
 import { screenRequest } from "../safety";
 import { aspectRatioField, imageAliasField, imageField, modelField, promptField, referenceImagesField, responseFormatField, seedField, seedOf, styleField, type ResponseFormat } from "./model-fields";
 import { imageResultFields, storeImage, timing } from "./model-output";
 import { referenceImagesOf } from "./reference-images";
-import { IMAGE_INPUT_ERRORS } from "./source-image";
+import { requestBody } from "./request-body";
+import { IMAGE_INPUT_ERRORS, ownFilesOf } from "./source-image";
 import { defineTool, type ToolContext } from "./types";
 
 // generate_image: a prompt, optionally reference images, to one image.
 
-export const GenerateInput = z
-  .object({
-    prompt: promptField("What to draw."),
-    model: modelField,
-    aspectRatio: aspectRatioField,
-    style: styleField,
-    seed: seedField,
-    image: imageField,
-    imageBase64: imageAliasField,
-    referenceImages: referenceImagesField,
-    responseFormat: responseFormatField,
-  })
-  .openapi("GenerateRequest");
+export const GenerateFields = z.object({
+  prompt: promptField("What to draw."),
+  model: modelField,
+  aspectRatio: aspectRatioField,
+  style: styleField,
+  seed: seedField,
+  image: imageField,
+  imageBase64: imageAliasField,
+  referenceImages: referenceImagesField,
+  responseFormat: responseFormatField,
+});
+export const GenerateInput = requestBody("GenerateRequest", GenerateFields);
 export type GenerateInput = z.infer<typeof GenerateInput>;
 
 export interface PreparedGeneration {
@@ -37,14 +36,14 @@ export interface PreparedGeneration {
 }
 
 /** Everything a generation needs before the charge; generate-transparent starts the same way. */
-export async function prepareGeneration(input: GenerateInput, env: Env): Promise<PreparedGeneration> {
-  await screenRequest(env, [
+export async function prepareGeneration(input: GenerateInput, ctx: ToolContext): Promise<PreparedGeneration> {
+  await screenRequest(ctx.env, [
     { param: "prompt", text: input.prompt },
     { param: "style", text: input.style ?? undefined },
   ]);
   const aspectRatio = parseAspectRatio(input.aspectRatio);
-  const model = await resolveImageModel(env, input.model ?? undefined);
-  const references = await referenceImagesOf(input);
+  const model = await resolveImageModel(ctx.env, input.model ?? undefined);
+  const references = await referenceImagesOf(input, ownFilesOf(ctx));
   const task: GenerateTask = { kind: "generate", prompt: input.prompt, aspectRatio, seed: seedOf(input.seed), references };
   checkTask(task, model);
   return { task, model, style: input.style ?? null, responseFormat: input.responseFormat };
@@ -86,7 +85,7 @@ export const generateImage = defineTool({
   errors: [...IMAGE_INPUT_ERRORS, "content_policy_violation", "upstream_error", "upstream_timeout"],
   input: () => GenerateInput,
   result: () => GenerateResult,
-  prepare: (input: GenerateInput, ctx) => prepareGeneration(input, ctx.env),
+  prepare: (input: GenerateInput, ctx) => prepareGeneration(input, ctx),
   price: (prepared: PreparedGeneration) => modelCost(prepared.model),
   summarize: (input: GenerateInput, prepared?: PreparedGeneration) => ({ model: prepared?.model.modelId ?? input.model ?? "", prompt: input.prompt ?? "" }),
   async run(prepared, ctx) {

@@ -2,8 +2,9 @@ import { z } from "@hono/zod-openapi";
 import type { Model } from "../models/catalog";
 import { modelCost, resolveTaskModel } from "../models/resolve";
 import { runModel, type ImageOutput } from "../providers";
-import { GenerateInput, generationFields, prepareGeneration, type PreparedGeneration } from "./generate-image";
+import { GenerateFields, generationFields, prepareGeneration, type PreparedGeneration } from "./generate-image";
 import { expectImage, imageResultFields, storeImage } from "./model-output";
+import { requestBody } from "./request-body";
 import { IMAGE_INPUT_ERRORS } from "./source-image";
 import { defineTool, type ToolContext } from "./types";
 
@@ -14,7 +15,7 @@ import { defineTool, type ToolContext } from "./types";
 
 export const CUTOUT_STAGE_CREDITS = 8;
 
-const TransparentInput = GenerateInput.omit({ image: true, imageBase64: true, referenceImages: true }).openapi("GenerateTransparentRequest");
+const TransparentInput = requestBody("GenerateTransparentRequest", GenerateFields.omit({ image: true, imageBase64: true, referenceImages: true }));
 type TransparentInput = z.infer<typeof TransparentInput>;
 
 interface Prepared extends PreparedGeneration {
@@ -55,7 +56,7 @@ export const generateTransparentImage = defineTool({
   input: () => TransparentInput,
   result: () => TransparentResult,
   async prepare(input: TransparentInput, ctx): Promise<Prepared> {
-    const generation = await prepareGeneration(input, ctx.env);
+    const generation = await prepareGeneration(input, ctx);
     return { ...generation, cutoutModel: await resolveTaskModel(ctx.env, "remove_bg", undefined) };
   },
   price: (prepared: Prepared) => modelCost(prepared.model) + CUTOUT_STAGE_CREDITS,

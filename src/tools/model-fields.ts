@@ -27,7 +27,7 @@ export const modelField = z
   .string()
   .max(200)
   .nullish()
-  .openapi({ description: "A `modelId` from GET /v1/models. Omitted, or naming no image model: the default model serves." });
+  .openapi({ description: "A `modelId` from the model list (list_models; GET /v1/models over REST). Omitted, or naming no image model: the default model serves." });
 
 /** `model` on the tools served by a dedicated model (cut-out, upscaler, SVG). */
 export function taskModelField(what: string) {

@@ -1,6 +1,7 @@
 import { PixelgateError } from "../errors";
 import type { TaskImage } from "../providers";
 import { MAX_REFERENCE_IMAGES } from "./model-fields";
+import type { OwnFiles } from "../images/input";
 import { loadSourceImage } from "./source-image";
 
 // `image` and `referenceImages` are one list to the model: merged, `image` first,
@@ -12,7 +13,7 @@ export interface ReferenceFields {
   referenceImages?: string[] | null;
 }
 
-export async function referenceImagesOf(body: ReferenceFields): Promise<TaskImage[]> {
+export async function referenceImagesOf(body: ReferenceFields, ownFiles: OwnFiles): Promise<TaskImage[]> {
   const sent: { value: string; param: string }[] = [];
   const single = body.image ?? body.imageBase64;
   if (single) sent.push({ value: single, param: body.image ? "image" : "imageBase64" });
@@ -22,5 +23,5 @@ export async function referenceImagesOf(body: ReferenceFields): Promise<TaskImag
       param: "referenceImages",
     });
   }
-  return Promise.all(sent.map(({ value, param }) => loadSourceImage(value, param)));
+  return Promise.all(sent.map(({ value, param }) => loadSourceImage(value, param, ownFiles)));
 }

@@ -6,21 +6,23 @@ import { screenRequest } from "../safety";
 import { imageAliasField, imageField, optionalPromptField, responseFormatField, seedOf, type ResponseFormat, taskModelField } from "./model-fields";
 import { expectImage, imageResultFields, storeImage, timing } from "./model-output";
 import { IMAGE_INPUT_ERRORS, sourceImageOf } from "./source-image";
+import { requestBody } from "./request-body";
 import { defineTool } from "./types";
 
 // remove_background: the dedicated cut-out model, 8 credits whatever the size.
 
 export const REMOVE_BACKGROUND_CREDITS = 8;
 
-const RemoveBackgroundInput = z
-  .object({
+const RemoveBackgroundInput = requestBody(
+  "RemoveBackgroundRequest",
+  z.object({
     image: imageField,
     imageBase64: imageAliasField,
     prompt: optionalPromptField("A note recorded with the request; it does not steer the cut-out."),
     model: taskModelField("background-removal"),
     responseFormat: responseFormatField,
-  })
-  .openapi("RemoveBackgroundRequest");
+  }),
+);
 type RemoveBackgroundInput = z.infer<typeof RemoveBackgroundInput>;
 
 interface Prepared {
@@ -46,13 +48,15 @@ export const removeBackground = defineTool({
   summary: "Remove the background of an image (8 credits)",
   description:
     "Makes the background transparent and keeps the subject, with the dedicated cut-out model. Always 8 credits. A cut-out that finds no background to remove fails with 502 and is refunded.",
+  mcpDescription:
+    "Makes the background transparent and keeps the subject, with the dedicated cut-out model. Always 8 credits. A cut-out that finds no background to remove fails and is refunded.",
   errors: [...IMAGE_INPUT_ERRORS, "content_policy_violation", "upstream_error", "upstream_timeout"],
   input: () => RemoveBackgroundInput,
   result: () => RemoveBackgroundResult,
   async prepare(input: RemoveBackgroundInput, ctx): Promise<Prepared> {
     await screenRequest(ctx.env, [{ param: "prompt", text: input.prompt }]);
     const model = await resolveTaskModel(ctx.env, "remove_bg", input.model ?? undefined);
-    const task: RemoveBackgroundTask = { kind: "remove_bg", image: await sourceImageOf(input), seed: seedOf(undefined) };
+    const task: RemoveBackgroundTask = { kind: "remove_bg", image: await sourceImageOf(input, ctx), seed: seedOf(undefined) };
     checkTask(task, model);
     return { task, model, note: input.prompt ?? "", responseFormat: input.responseFormat };
   },

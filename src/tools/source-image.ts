@@ -1,7 +1,8 @@
 import { assertDecodable, assertSafeToDecode, readHeader, sniffFormat } from "../codecs";
 import type { ImageFormat } from "../codecs/formats";
 import { PixelgateError, type ErrorCode } from "../errors";
-import { loadImageBytes, pickImageField } from "../images/input";
+import { loadImageBytes, pickImageField, type OwnFiles } from "../images/input";
+import type { ToolContext } from "./types";
 import { formatLatency } from "../usage/log";
 import { Buffer } from "node:buffer";
 
@@ -23,14 +24,19 @@ export const imageFields = {
   description: "An https URL or a base64 data URI (bare base64 works too). `imageBase64` is an alias.",
 };
 
-export async function sourceImageOf(body: { image?: unknown; imageBase64?: unknown }): Promise<SourceImage> {
+/** Where a call's own result URLs are read from (see images/input). */
+export function ownFilesOf(ctx: Pick<ToolContext, "env" | "baseUrl">): OwnFiles {
+  return { baseUrl: ctx.baseUrl, bucket: ctx.env.FILES };
+}
+
+export async function sourceImageOf(body: { image?: unknown; imageBase64?: unknown }, ctx: Pick<ToolContext, "env" | "baseUrl">): Promise<SourceImage> {
   const { value, param } = pickImageField(body);
-  return loadSourceImage(value, param);
+  return loadSourceImage(value, param, ownFilesOf(ctx));
 }
 
 /** One input image from a request field, checked as far as can be done without decoding it. */
-export async function loadSourceImage(value: unknown, param: string): Promise<SourceImage> {
-  const { bytes } = await loadImageBytes(value, { param });
+export async function loadSourceImage(value: unknown, param: string, ownFiles?: OwnFiles): Promise<SourceImage> {
+  const { bytes } = await loadImageBytes(value, { param, ownFiles });
   const format = sniffFormat(bytes);
   if (format === "svg") {
     throw new PixelgateError("unsupported_image_format", "SVG input is not accepted; send a raster image (PNG, JPEG, WebP, AVIF, GIF, BMP or TIFF).", { param });

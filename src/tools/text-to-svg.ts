@@ -7,6 +7,7 @@ import { screenRequest } from "../safety";
 import { svgDataUrl } from "../svg/sanitize";
 import { promptField, seedField, seedOf, taskModelField } from "./model-fields";
 import { timing } from "./model-output";
+import { requestBody } from "./request-body";
 import { defineTool } from "./types";
 
 // text_to_svg: a prompt to sanitised SVG markup, 5 credits. The markup comes back
@@ -15,14 +16,15 @@ import { defineTool } from "./types";
 
 export const SVG_CREDITS = 5;
 
-const SvgInput = z
-  .object({
+const SvgInput = requestBody(
+  "TextToSvgRequest",
+  z.object({
     prompt: promptField("What the graphic shows."),
     style: z.string().trim().max(200).default("icon").openapi({ description: "Default `icon`; recorded and echoed (the local composer also knows flat, outline, line, duotone and badge)." }),
     model: taskModelField("SVG"),
     seed: seedField,
-  })
-  .openapi("TextToSvgRequest");
+  }),
+);
 type SvgInput = z.infer<typeof SvgInput>;
 
 interface Prepared {

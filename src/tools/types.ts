@@ -49,6 +49,13 @@ export interface ToolDefinition<Input = unknown, Prepared = unknown, Result = Re
   paths: Record<Family, string>;
   summary: string;
   description: string;
+  /**
+   * The description agents read over MCP, when `description` says something only REST callers
+   * can act on (status codes, paths); at most 1,024 characters, the most model APIs accept.
+   */
+  mcpDescription?: string;
+  /** Request fields the MCP schema leaves out, still accepted: aliases whose MCP name is another field. */
+  mcpHides?: string[];
   /** Errors this tool answers besides the ones every billed call can (billing/errors). */
   errors?: ErrorCode[];
   /** The request body schema. Families may accept different values (convert-format). */

@@ -1,10 +1,12 @@
 import { z } from "@hono/zod-openapi";
+import { PixelgateError } from "../errors";
 import type { Model } from "../models/catalog";
 import { resolveTaskModel } from "../models/resolve";
 import { checkTask, runModel, type ScaleFactor, type UpscaleTask } from "../providers";
 import { imageAliasField, imageField, responseFormatField, seedOf, type ResponseFormat, taskModelField } from "./model-fields";
 import { expectImage, imageResultFields, storeImage, timing } from "./model-output";
 import { IMAGE_INPUT_ERRORS, sourceImageOf } from "./source-image";
+import { requestBody } from "./request-body";
 import { defineTool } from "./types";
 
 // upscale_image: 2x, 4x or 8x with the dedicated upscaler, 15 credits at any factor.
@@ -12,16 +14,29 @@ import { defineTool } from "./types";
 export const UPSCALE_CREDITS = 15;
 export const SCALE_FACTORS = ["2x", "4x", "8x"] as const;
 
-const UpscaleInput = z
-  .object({
+const UpscaleInput = requestBody(
+  "UpscaleRequest",
+  z.object({
     image: imageField,
     imageBase64: imageAliasField,
-    scaleFactor: z.enum(SCALE_FACTORS).default("4x").openapi({ description: "`2x`, `4x` (default) or `8x`." }),
+    scaleFactor: z.enum(SCALE_FACTORS).optional().openapi({ description: "`2x`, `4x` (default) or `8x`. `scale` is an alias." }),
+    scale: z.enum(SCALE_FACTORS).optional().openapi({ description: "`2x`, `4x` (default) or `8x`." }),
     model: taskModelField("upscaler"),
     responseFormat: responseFormatField,
-  })
-  .openapi("UpscaleRequest");
+  }),
+);
 type UpscaleInput = z.infer<typeof UpscaleInput>;
+
+/**
+ * The factor, under either of its names: `scaleFactor` (REST's) or `scale` (MCP's, spec 4.11),
+ * so a body written for one surface works on every other, batch items included.
+ */
+function scaleOf(input: UpscaleInput): (typeof SCALE_FACTORS)[number] {
+  if (input.scale && input.scaleFactor && input.scale !== input.scaleFactor) {
+    throw new PixelgateError("invalid_parameter", `scale (${input.scale}) and scaleFactor (${input.scaleFactor}) disagree; send one of them.`, { param: "scale" });
+  }
+  return input.scale ?? input.scaleFactor ?? "4x";
+}
 
 interface Prepared {
   task: UpscaleTask;
@@ -46,13 +61,16 @@ export const upscaleImage = defineTool({
   summary: "Upscale an image 2x, 4x or 8x (15 credits)",
   description:
     "Enlarges the image by exactly the factor with the dedicated upscaler. Always 15 credits. An input whose result would exceed the output limit is refused with 400 before charging.",
+  mcpDescription:
+    "Enlarges the image by exactly the factor (`scale`) with the dedicated upscaler. Always 15 credits. An input whose result would exceed the output size limit is refused before anything is charged.",
+  mcpHides: ["scaleFactor"],
   errors: [...IMAGE_INPUT_ERRORS, "upstream_error", "upstream_timeout"],
   input: () => UpscaleInput,
   result: () => UpscaleResult,
   async prepare(input: UpscaleInput, ctx): Promise<Prepared> {
     const model = await resolveTaskModel(ctx.env, "upscale", input.model ?? undefined);
-    const factor = Number.parseInt(input.scaleFactor, 10) as ScaleFactor;
-    const task: UpscaleTask = { kind: "upscale", image: await sourceImageOf(input), factor, seed: seedOf(undefined) };
+    const factor = Number.parseInt(scaleOf(input), 10) as ScaleFactor;
+    const task: UpscaleTask = { kind: "upscale", image: await sourceImageOf(input, ctx), factor, seed: seedOf(undefined) };
     checkTask(task, model);
     return { task, model, responseFormat: input.responseFormat };
   },

@@ -2,9 +2,11 @@
 // each hostile file below is refused there, so refusing it costs the client nothing and the
 // worker no decoding. One file per kind of check.
 
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { encodeImage } from "../../src/codecs/index.ts";
 import { sourceImageOf } from "../../src/tools/source-image.ts";
+import { BASE } from "../support/fixtures";
 import { blobOffset, concat, gradient, ifdOffset, pixelgateError, rawRgbEntries, rgbBytes, tiffFile } from "./support.ts";
 
 function dataUri(mime: string, bytes: Uint8Array): string {
@@ -44,16 +46,18 @@ const hostile: [name: string, mime: string, bytes: Uint8Array, code: string][] =
   ],
 ];
 
+const CTX = { env, baseUrl: BASE };
+
 describe("structural refusals happen before the charge, in sourceImageOf", () => {
   for (const [name, mime, bytes, code] of hostile) {
     it(name, async () => {
-      const error = await pixelgateError(sourceImageOf({ image: dataUri(mime, bytes) }));
+      const error = await pixelgateError(sourceImageOf({ image: dataUri(mime, bytes) }, CTX));
       expect({ code: error.code, param: error.param }).toEqual({ code, param: "image" });
     });
   }
 
   it("an honest image still passes", async () => {
-    await expect(sourceImageOf({ image: dataUri("image/tiff", rgbTiff) })).resolves.toMatchObject({ format: "tiff", width: 48, height: 32 });
-    await expect(sourceImageOf({ image: dataUri("image/jpeg", jpeg) })).resolves.toMatchObject({ format: "jpeg", width: 48, height: 32 });
+    await expect(sourceImageOf({ image: dataUri("image/tiff", rgbTiff) }, CTX)).resolves.toMatchObject({ format: "tiff", width: 48, height: 32 });
+    await expect(sourceImageOf({ image: dataUri("image/jpeg", jpeg) }, CTX)).resolves.toMatchObject({ format: "jpeg", width: 48, height: 32 });
   });
 });

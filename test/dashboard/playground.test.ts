@@ -1,6 +1,7 @@
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { PLAYGROUND_TOOLS } from "../../src/dashboard/playground-tools";
+import { requestFieldsOf } from "../../src/tools/request-body";
 import { TOOLS } from "../../src/tools/registry";
 import { balanceOf, bytesOfDataUri, decodeAny, usageRows } from "../support/tool-calls";
 import { discOnPlainBackground } from "../support/pictures";
@@ -32,8 +33,8 @@ describe("playground", () => {
   it("has a form for every tool of the registry, each field one the tool's schema accepts", async () => {
     expect(PLAYGROUND_TOOLS.map((entry) => entry.tool.name)).toEqual(TOOLS.map((tool) => tool.name));
     for (const entry of PLAYGROUND_TOOLS) {
-      const shape = (entry.tool.input("v1") as unknown as { shape: Record<string, unknown> }).shape;
-      for (const field of entry.fields) expect(Object.keys(shape), `${entry.tool.name}.${field.name}`).toContain(field.name);
+      const fields = requestFieldsOf(entry.tool.input("v1"));
+      for (const field of entry.fields) expect(fields, `${entry.tool.name}.${field.name}`).toContain(field.name);
     }
     const browser = new TestBrowser();
     await signUpIn(browser);

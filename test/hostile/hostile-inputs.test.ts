@@ -39,8 +39,13 @@ interface Answer {
   body: Record<string, any>;
 }
 
+/** convert-format is asked for PNG explicitly: without a target, a PNG input is refused. */
+function targetOf(path: string): Record<string, string> {
+  return path.endsWith("/convert-format") ? { targetFormat: "png" } : {};
+}
+
 async function send(account: TestAccount, path: string, image: string): Promise<Answer> {
-  return sendBody(account, path, { image });
+  return sendBody(account, path, { image, ...targetOf(path) });
 }
 
 async function sendBody(account: TestAccount, path: string, requestBody: Record<string, unknown>): Promise<Answer> {
@@ -154,7 +159,7 @@ describe.concurrent("hostile inputs are refused with a 4xx, free, logged, and th
       const account = await newAccount({ credits: CREDITS });
       let balance = CREDITS;
       for (const path of paths) {
-        await expectRefused(expect, account, path, { image: c.image }, { ...c.expect, param: "image" }, balance);
+        await expectRefused(expect, account, path, { image: c.image, ...targetOf(path) }, { ...c.expect, param: "image" }, balance);
         balance = await expectStillServing(expect, account, path, balance);
       }
       // One log entry per call, hostile and valid alike; nothing else happened to the account.
@@ -211,7 +216,7 @@ describe("odd but valid inputs are accepted: 200, one credit, nothing smuggled s
   }
 });
 
-/** The re-encoded file: compress returns it inline, convert-format (default PNG) hosts it. */
+/** The re-encoded file: compress returns it inline, convert-format (to PNG) hosts it. */
 async function outputOf(expect: ExpectStatic, path: string, answer: Answer, c: AcceptedCase): Promise<Uint8Array> {
   const result = answer.body.result as Record<string, string>;
   if (path === "/v1/compress") return bytesOfDataUri(result.image!).bytes;

@@ -22,14 +22,19 @@ const initialize = {
 };
 
 describe("/mcp authentication", () => {
-  it("answers 401 with WWW-Authenticate without a key, and for a bad one", async () => {
+  it("answers 401 with a JSON-RPC error naming the key problem, without a key and for a bad one", async () => {
     const headers = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
-    const missing = await call("/mcp", { method: "POST", headers, body: JSON.stringify(initialize) });
-    expect(missing.headers.get("WWW-Authenticate")).toMatch(/^Bearer /);
-    await expectError(missing, 401, "authentication_error", "missing_api_key");
-    const bad = await call("/mcp", { method: "POST", headers: { ...headers, "x-api-key": "pg_nope" }, body: JSON.stringify(initialize) });
-    expect(bad.headers.get("WWW-Authenticate")).toMatch(/^Bearer /);
-    await expectError(bad, 401, "authentication_error", "invalid_api_key");
+    for (const [extra, code] of [[{}, "missing_api_key"], [{ "x-api-key": "pg_nope" }, "invalid_api_key"]] as const) {
+      const response = await call("/mcp", { method: "POST", headers: { ...headers, ...extra }, body: JSON.stringify(initialize) });
+      expect(response.status).toBe(401);
+      expect(response.headers.get("WWW-Authenticate")).toMatch(/^Bearer /);
+      expect(response.headers.get("WWW-Authenticate")).not.toMatch(/resource_metadata/);
+      expect(response.headers.get("X-Request-Id")).toMatch(/^req_/);
+      const body = (await response.json()) as { jsonrpc: string; id: unknown; error: { code: number; message: string; data: { code: string; status: number } } };
+      expect(body).toMatchObject({ jsonrpc: "2.0", id: 1, error: { code: -32001, data: { code, status: 401 } } });
+      expect(body.error.message).toContain(code);
+      expect(body.error.message).toContain("x-api-key");
+    }
   });
 
   it("accepts the key as Authorization: Bearer too", async () => {
@@ -47,10 +52,13 @@ describe("/mcp tools", () => {
     expect(tools.map((tool) => tool.name).sort()).toEqual(EXPECTED_TOOLS);
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
     const generate = byName.generate_image!;
-    expect(generate.inputSchema.required).toEqual(["prompt"]);
+    const properties = generate.inputSchema.properties as Record<string, { type?: string | string[] }>;
+    // Strict form: every argument listed in `required`; the optional ones also accept null.
+    expect(generate.inputSchema.required).toEqual(Object.keys(properties));
+    expect(Object.keys(properties).filter((name) => !([properties[name]!.type].flat() as string[]).includes("null"))).toEqual(["prompt"]);
     expect((generate.inputSchema.properties as Record<string, { description?: string }>).prompt!.description).toMatch(/What to draw/);
     const upscale = byName.upscale_image!.inputSchema.properties as Record<string, { enum?: string[] }>;
-    expect(upscale.scale!.enum).toEqual(["2x", "4x", "8x"]);
+    expect(upscale.scale!.enum).toEqual(["2x", "4x", "8x", null]);
     expect(upscale).not.toHaveProperty("scaleFactor");
     expect(byName.get_user_info!.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true, openWorldHint: false });
     expect(byName.list_models!.annotations).toMatchObject({ readOnlyHint: true });

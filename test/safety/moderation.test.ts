@@ -4,6 +4,7 @@ import type { Env } from "../../src/env.ts";
 import { PixelgateError } from "../../src/errors.ts";
 import { screenRequest } from "../../src/safety/index.ts";
 import { llamaGuardVerdict, openAiVerdict } from "../../src/safety/moderation.ts";
+import type { ToolContext } from "../../src/tools/types";
 import { prepareGeneration } from "../../src/tools/generate-image.ts";
 import { FAKE_OPENAI_BASE_URL, FAKE_OPENAI_KEY } from "../upstream/scenarios.ts";
 
@@ -66,7 +67,7 @@ describe("moderation: order, outages and off", () => {
   });
 
   it("runs in the tools' prepare step, before any charge", async () => {
-    const prepared = prepareGeneration({ prompt: PARAPHRASE, aspectRatio: "1:1", responseFormat: "url" } as Parameters<typeof prepareGeneration>[0], { ...env, ...LLAMA_GUARD });
+    const prepared = prepareGeneration({ prompt: PARAPHRASE, aspectRatio: "1:1", responseFormat: "url" } as Parameters<typeof prepareGeneration>[0], { env: { ...env, ...LLAMA_GUARD } } as unknown as ToolContext);
     await expect(prepared).rejects.toMatchObject({ code: "content_policy_violation", details: { category: "sexual" } });
   });
 });
