@@ -4,11 +4,11 @@ import type { ToolFacts } from "./openapi-facts.ts";
 
 export const TOOL_FACTS: ToolFacts = {
   "/v1/compress": {"price":"1 credit","required":[],"fields":{"image":{},"imageBase64":{},"quality":{"default":70},"targetFormat":{"enum":["webp","jpeg","png"],"default":"webp"}}},
-  "/v1/convert-format": {"price":"1 credit","required":[],"fields":{"image":{},"imageBase64":{},"targetFormat":{"enum":["png","jpeg","jpg","webp","gif","tiff","avif"],"default":"png"},"responseFormat":{"enum":["url","b64_json"],"default":"url"}}},
+  "/v1/convert-format": {"price":"1 credit","required":[],"fields":{"image":{},"imageBase64":{},"targetFormat":{"enum":["png","jpeg","jpg","webp","gif","tiff","avif"]},"responseFormat":{"enum":["url","b64_json"],"default":"url"}}},
   "/v1/edit": {"price":"model cost; 8 for remove_bg, 15 for upscale","required":[],"fields":{"image":{},"imageBase64":{},"prompt":{"maxLength":4000},"action":{"enum":["edit","remove_bg","upscale"],"default":"edit"},"model":{"maxLength":200},"aspectRatio":{"default":"1:1","maxLength":16},"seed":{"minimum":0,"maximum":4294967295},"responseFormat":{"enum":["url","b64_json"],"default":"url"}}},
   "/v1/generate": {"price":"model cost","required":["prompt"],"fields":{"prompt":{"maxLength":4000},"model":{"maxLength":200},"aspectRatio":{"default":"1:1","maxLength":16},"style":{"maxLength":200},"seed":{"minimum":0,"maximum":4294967295},"image":{},"imageBase64":{},"referenceImages":{},"responseFormat":{"enum":["url","b64_json"],"default":"url"}}},
   "/v1/generate-transparent": {"price":"model cost + 8","required":["prompt"],"fields":{"prompt":{"maxLength":4000},"model":{"maxLength":200},"aspectRatio":{"default":"1:1","maxLength":16},"style":{"maxLength":200},"seed":{"minimum":0,"maximum":4294967295},"responseFormat":{"enum":["url","b64_json"],"default":"url"}}},
   "/v1/remove-background": {"price":"8 credits","required":[],"fields":{"image":{},"imageBase64":{},"prompt":{"maxLength":4000},"model":{"maxLength":200},"responseFormat":{"enum":["url","b64_json"],"default":"url"}}},
   "/v1/text-to-svg": {"price":"5 credits","required":["prompt"],"fields":{"prompt":{"maxLength":4000},"style":{"default":"icon","maxLength":200},"model":{"maxLength":200},"seed":{"minimum":0,"maximum":4294967295}}},
-  "/v1/upscale": {"price":"15 credits","required":[],"fields":{"image":{},"imageBase64":{},"scaleFactor":{"enum":["2x","4x","8x"],"default":"4x"},"model":{"maxLength":200},"responseFormat":{"enum":["url","b64_json"],"default":"url"}}},
+  "/v1/upscale": {"price":"15 credits","required":[],"fields":{"image":{},"imageBase64":{},"scaleFactor":{"enum":["2x","4x","8x"]},"scale":{"enum":["2x","4x","8x"]},"model":{"maxLength":200},"responseFormat":{"enum":["url","b64_json"],"default":"url"}}},
 };

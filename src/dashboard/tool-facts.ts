@@ -42,9 +42,13 @@ function factsOf(node: SchemaNode | undefined, facts: FieldFacts = {}): FieldFac
 
 /** The request fields a tool's /v1 body takes, by name. */
 export function fieldsOf(tool: AnyTool): Record<string, SchemaNode> {
-  let node = tool.input("v1") as unknown as SchemaNode;
-  while (!node.shape && (node.def.innerType || node.def.in)) node = (node.def.innerType ?? node.def.in)!;
-  return node.shape ?? {};
+  let node: SchemaNode | undefined = tool.input("v1") as unknown as SchemaNode;
+  // Through wrappers and pipes (a preprocess runs a transform into the object; a transform runs after it).
+  while (node && !node.shape) {
+    const def: SchemaNode["def"] = node.def;
+    node = def.innerType ?? (def.out && def.out.def.type !== "transform" ? def.out : def.in);
+  }
+  return node?.shape ?? {};
 }
 
 export function fieldFacts(tool: AnyTool, name: string): FieldFacts {
