@@ -6,7 +6,8 @@ import { PixelgateError } from "../errors.ts";
 import { readAvifHeader } from "./avif.ts";
 import { readBmpHeader } from "./bmp.ts";
 import { invalidImage } from "./bytes.ts";
-import { FORMAT_INFO, type ImageFormat, type ImageHeader } from "./formats.ts";
+import { FORMAT_INFO, type InputFormat, type ImageHeader } from "./formats.ts";
+import { readHeicHeader } from "./heic.ts";
 import { assertGifFrameDecodable, readGifHeader } from "./gif.ts";
 import { readJpegHeader, readJpegScans } from "./jpeg.ts";
 import { MAX_HEADER_SIDE, maxPixelsFor } from "./limits.ts";
@@ -14,7 +15,7 @@ import { readPngHeader } from "./png.ts";
 import { assertTiffDecodable, readTiffHeader } from "./tiff.ts";
 import { assertWebpFrameDecodable, readWebpHeader } from "./webp.ts";
 
-const HEADER_READERS: Record<ImageFormat, (bytes: Uint8Array) => { width: number; height: number }> = {
+const HEADER_READERS: Record<InputFormat, (bytes: Uint8Array) => { width: number; height: number }> = {
   png: readPngHeader,
   jpeg: readJpegHeader,
   webp: readWebpHeader,
@@ -22,6 +23,7 @@ const HEADER_READERS: Record<ImageFormat, (bytes: Uint8Array) => { width: number
   gif: readGifHeader,
   bmp: readBmpHeader,
   tiff: readTiffHeader,
+  heic: readHeicHeader,
 };
 
 /**
@@ -29,7 +31,7 @@ const HEADER_READERS: Record<ImageFormat, (bytes: Uint8Array) => { width: number
  * as `format` without decoding pixels. Throws PixelgateError invalid_image when the header is
  * missing, truncated or malformed for that format.
  */
-export function readHeader(bytes: Uint8Array, format: ImageFormat): ImageHeader {
+export function readHeader(bytes: Uint8Array, format: InputFormat): ImageHeader {
   const read = HEADER_READERS[format];
   if (!read) throw new PixelgateError("unsupported_image_format", `Unknown image format "${String(format)}".`, { param: "image" });
   const { width, height } = read(bytes);
@@ -76,7 +78,7 @@ export function assertWithinPixelLimit(width: number, height: number, format: st
  *   strips or tiles inside the file, a sane strip count, each JPEG strip's size and scans.
  * - WebP: an animation's first frame on its canvas.
  */
-const STRUCTURE_CHECKS: Partial<Record<ImageFormat, (bytes: Uint8Array) => void>> = {
+const STRUCTURE_CHECKS: Partial<Record<InputFormat, (bytes: Uint8Array) => void>> = {
   jpeg: readJpegScans,
   gif: assertGifFrameDecodable,
   tiff: assertTiffDecodable,

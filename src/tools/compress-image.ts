@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { decodeImage, encodeImage } from "../codecs";
+import { decodeImage, encodeImage, readOrientation, stripMetadata } from "../codecs";
 import { FORMAT_INFO } from "../codecs/formats";
-import { dataUri, IMAGE_INPUT_ERRORS, imageFields, kilobytes, latencySince, sourceImageOf, type SourceImage } from "./source-image";
+import { dataUri, IMAGE_INPUT_ERRORS, imageFields, kilobytes, latencySince, codecSourceOf, type CodecSource } from "./source-image";
 import { defineTool } from "./types";
 
 // compress_image (spec 4.13): re-encode at a chosen quality and report the saving. The result is
@@ -9,6 +9,7 @@ import { defineTool } from "./types";
 
 export const COMPRESS_QUALITY = { min: 1, max: 100, default: 70 } as const;
 const COMPRESS_TARGETS = ["webp", "jpeg", "png"] as const;
+type CompressTarget = (typeof COMPRESS_TARGETS)[number];
 
 function clampQuality(quality: number): number {
   return Math.min(COMPRESS_QUALITY.max, Math.max(COMPRESS_QUALITY.min, Math.round(quality)));
@@ -33,9 +34,9 @@ const CompressInput = z
 
 type CompressInput = z.infer<typeof CompressInput>;
 interface Prepared {
-  source: SourceImage;
+  source: CodecSource;
   quality: number;
-  target: (typeof COMPRESS_TARGETS)[number];
+  target: CompressTarget;
 }
 
 const CompressResult = z
@@ -43,13 +44,36 @@ const CompressResult = z
     image: z.string().openapi({ description: "The compressed image as a base64 data URI." }),
     originalSize: z.string().openapi({ example: "512.00 KB" }),
     compressedSize: z.string().openapi({ example: "96.25 KB" }),
-    savedPercentage: z.string().openapi({ example: "81.2%", description: "Negative when the result is larger." }),
+    savedPercentage: z.string().openapi({
+      example: "81.2%",
+      description: "`0%` when re-encoding would have grown a file of the same format and the input came back (metadata removed); negative only when a different target format came out larger.",
+    }),
     quality: z.string().openapi({ example: "70%" }),
     format: z.string().openapi({ example: "WEBP" }),
     latency: z.string(),
     cost: z.string(),
   })
   .openapi("CompressResult");
+
+/**
+ * Compress never answers with a larger file in the input's own format: when re-encoding grew
+ * it (a WebP already at low quality, sent at quality 90), the input itself is the answer, with
+ * its metadata removed. Across formats (AVIF to WebP) the target is what was asked for, so the
+ * encoded file stands and the message says it grew.
+ */
+async function smallestOf(source: CodecSource, encoded: Uint8Array, target: CompressTarget, quality: number): Promise<{ bytes: Uint8Array; message: string }> {
+  const label = FORMAT_INFO[target].label;
+  const sizes = `${kilobytes(source.bytes.length)} to ${kilobytes(encoded.length)}`;
+  if (encoded.length <= source.bytes.length) return { bytes: encoded, message: `Compressed to ${label} at quality ${quality}: ${sizes}.` };
+  const stripped = source.format === target ? stripMetadata(source.bytes, source.format, readOrientation(source.bytes, source.format)) : null;
+  if (stripped && stripped.length <= source.bytes.length) {
+    return {
+      bytes: stripped,
+      message: `Re-encoding as ${label} at quality ${quality} would have made the file larger (${sizes}), so the input is returned unchanged apart from its metadata (${kilobytes(stripped.length)}).`,
+    };
+  }
+  return { bytes: encoded, message: `Compressed to ${label} at quality ${quality}: ${sizes}; the ${FORMAT_INFO[source.format].label} input was smaller than this ${label}.` };
+}
 
 export const compressImage = defineTool({
   name: "compress_image",
@@ -61,21 +85,21 @@ export const compressImage = defineTool({
   input: () => CompressInput,
   result: () => CompressResult,
   async prepare(input: CompressInput): Promise<Prepared> {
-    return { source: await sourceImageOf(input), quality: input.quality, target: input.targetFormat };
+    return { source: await codecSourceOf(input), quality: input.quality, target: input.targetFormat };
   },
   price: () => 1,
   summarize: () => ({ model: "wasm-codecs", prompt: "" }),
   async run({ source, quality, target }, ctx) {
     const raster = await decodeImage(source.bytes, { format: source.format, width: source.width, height: source.height });
-    const bytes = await encodeImage(raster, target, { quality });
+    const { bytes, message } = await smallestOf(source, await encodeImage(raster, target, { quality }), target, quality);
     const saved = (1 - bytes.length / source.bytes.length) * 100;
     return {
-      message: `Compressed to ${FORMAT_INFO[target].label} at quality ${quality}: ${kilobytes(source.bytes.length)} to ${kilobytes(bytes.length)}.`,
+      message,
       result: {
         image: dataUri(bytes, FORMAT_INFO[target].mime),
         originalSize: kilobytes(source.bytes.length),
         compressedSize: kilobytes(bytes.length),
-        savedPercentage: `${saved.toFixed(1)}%`,
+        savedPercentage: bytes.length === source.bytes.length ? "0%" : `${saved.toFixed(1)}%`,
         quality: `${quality}%`,
         format: FORMAT_INFO[target].label,
         latency: latencySince(ctx.startedAt),

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { assertWithinPixelLimit, decodeImage, encodeImage } from "../codecs";
 import { FORMAT_INFO, type ImageFormat } from "../codecs/formats";
 import { hostResult } from "../storage/results";
-import { base64Of, dataUri, IMAGE_INPUT_ERRORS, imageFields, kilobytes, latencySince, sourceImageOf, type SourceImage } from "./source-image";
+import { base64Of, dataUri, IMAGE_INPUT_ERRORS, imageFields, kilobytes, latencySince, codecSourceOf, type CodecSource } from "./source-image";
 import { defineTool, type Family } from "./types";
 
 // convert_format (spec 4.14): decode, then re-encode with fixed settings. The two families
@@ -41,7 +41,7 @@ function inputSchema(family: Family) {
 
 type ConvertInput = z.infer<ReturnType<typeof inputSchema>> & { responseFormat?: "url" | "b64_json" };
 interface Prepared {
-  source: SourceImage;
+  source: CodecSource;
   target: ImageFormat;
   responseFormat: "url" | "b64_json";
 }
@@ -82,7 +82,7 @@ export const convertFormat = defineTool({
   input: inputSchema,
   result: (family: Family) => resultSchemas[family],
   async prepare(input: ConvertInput): Promise<Prepared> {
-    const source = await sourceImageOf(input);
+    const source = await codecSourceOf(input);
     const target = targetOf(input.targetFormat);
     // Writing AVIF needs more memory than reading anything else: its own, lower limit.
     assertWithinPixelLimit(source.width, source.height, target, "targetFormat");
