@@ -155,6 +155,7 @@ export async function runBilledCall(call: BilledCall): Promise<BilledResult> {
   call.onWindow?.(outcome.window);
   const refusal = refusalOf(outcome);
   if (refusal) {
+    call.tool.release?.(ready.prepared); // run never starts: free what prepare holds (memory gate)
     // A key revoked (or an account deleted) since it was cached never passed authentication.
     if (!isAuthRefusal(refusal)) {
       await logCall(call, { tool: call.tool.name, statusCode: statusOf(refusal), summary: ready.summary, charged: 0, refunded: 0, startedAt });

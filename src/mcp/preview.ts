@@ -1,5 +1,5 @@
 import { decodeImage, encodeImage, readHeader, sniffFormat, type RasterImage } from "../codecs";
-import { MAX_DECODE_PIXELS } from "../codecs/limits";
+import { MODEL_INPUT_MAX_PIXELS } from "../codecs/limits";
 import { base64Of } from "../tools/source-image";
 
 // The inline picture an MCP result carries so an agent (and its user) can see what was made
@@ -60,7 +60,7 @@ export async function previewOf(bytes: Uint8Array): Promise<Preview | null> {
   if (format === null || format === "svg") return null;
   try {
     const header = readHeader(bytes, format);
-    if (header.width * header.height > MAX_DECODE_PIXELS) return null;
+    if (header.width * header.height > MODEL_INPUT_MAX_PIXELS) return null;
     const small = shrinkToFit(await decodeImage(bytes, header), PREVIEW_MAX_SIDE);
     const webp = await encodeImage(small, "webp", { quality: PREVIEW_QUALITY });
     return { data: base64Of(webp), mimeType: "image/webp", width: small.width, height: small.height };

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { decodeImage, encodeImage, readOrientation, stripMetadata } from "../codecs";
+import { decodeImage, encodeImage, readOrientation, stripMetadata, type Permit } from "../codecs";
+import { admitCodecWork, holdingPermit } from "./codec-work";
 import { FORMAT_INFO } from "../codecs/formats";
 import { dataUri, IMAGE_INPUT_ERRORS, imageFields, kilobytes, latencySince, codecSourceOf, type CodecSource } from "./source-image";
 import { defineTool } from "./types";
@@ -37,6 +38,7 @@ interface Prepared {
   source: CodecSource;
   quality: number;
   target: CompressTarget;
+  permit: Permit;
 }
 
 const CompressResult = z
@@ -85,26 +87,29 @@ export const compressImage = defineTool({
   input: () => CompressInput,
   result: () => CompressResult,
   async prepare(input: CompressInput): Promise<Prepared> {
-    return { source: await codecSourceOf(input), quality: input.quality, target: input.targetFormat };
+    const source = await codecSourceOf(input);
+    return { source, quality: input.quality, target: input.targetFormat, permit: await admitCodecWork(source, input.targetFormat) };
   },
+  release: ({ permit }) => permit.release(),
   price: () => 1,
   summarize: () => ({ model: "wasm-codecs", prompt: "" }),
-  async run({ source, quality, target }, ctx) {
-    const raster = await decodeImage(source.bytes, { format: source.format, width: source.width, height: source.height });
-    const { bytes, message } = await smallestOf(source, await encodeImage(raster, target, { quality }), target, quality);
-    const saved = (1 - bytes.length / source.bytes.length) * 100;
-    return {
-      message,
-      result: {
-        image: dataUri(bytes, FORMAT_INFO[target].mime),
-        originalSize: kilobytes(source.bytes.length),
-        compressedSize: kilobytes(bytes.length),
-        savedPercentage: bytes.length === source.bytes.length ? "0%" : `${saved.toFixed(1)}%`,
-        quality: `${quality}%`,
-        format: FORMAT_INFO[target].label,
-        latency: latencySince(ctx.startedAt),
-        cost: "$0.00",
-      },
-    };
-  },
+  run: ({ source, quality, target, permit }, ctx) =>
+    holdingPermit(permit, async () => {
+      const raster = await decodeImage(source.bytes, { format: source.format, width: source.width, height: source.height });
+      const { bytes, message } = await smallestOf(source, await encodeImage(raster, target, { quality }), target, quality);
+      const saved = (1 - bytes.length / source.bytes.length) * 100;
+      return {
+        message,
+        result: {
+          image: dataUri(bytes, FORMAT_INFO[target].mime),
+          originalSize: kilobytes(source.bytes.length),
+          compressedSize: kilobytes(bytes.length),
+          savedPercentage: bytes.length === source.bytes.length ? "0%" : `${saved.toFixed(1)}%`,
+          quality: `${quality}%`,
+          format: FORMAT_INFO[target].label,
+          latency: latencySince(ctx.startedAt),
+          cost: "$0.00",
+        },
+      };
+    }),
 });

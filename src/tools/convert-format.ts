@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { assertWithinPixelLimit, decodeImage, encodeImage } from "../codecs";
+import { decodeImage, encodeImage, type Permit } from "../codecs";
+import { admitCodecWork, holdingPermit } from "./codec-work";
 import { FORMAT_INFO, type ImageFormat } from "../codecs/formats";
 import { hostResult } from "../storage/results";
 import { base64Of, dataUri, IMAGE_INPUT_ERRORS, imageFields, kilobytes, latencySince, codecSourceOf, type CodecSource } from "./source-image";
@@ -44,6 +45,7 @@ interface Prepared {
   source: CodecSource;
   target: ImageFormat;
   responseFormat: "url" | "b64_json";
+  permit: Permit;
 }
 
 const common = {
@@ -84,38 +86,39 @@ export const convertFormat = defineTool({
   async prepare(input: ConvertInput): Promise<Prepared> {
     const source = await codecSourceOf(input);
     const target = targetOf(input.targetFormat);
-    // Writing AVIF needs more memory than reading anything else: its own, lower limit.
-    assertWithinPixelLimit(source.width, source.height, target, "targetFormat");
-    return { source, target, responseFormat: input.responseFormat ?? "url" };
+    // Each target has its own pixel limit (writing AVIF needs the most memory), then the gate.
+    return { source, target, responseFormat: input.responseFormat ?? "url", permit: await admitCodecWork(source, target) };
   },
+  release: ({ permit }) => permit.release(),
   price: () => 1,
   summarize: () => ({ model: "wasm-codecs", prompt: "" }),
-  async run({ source, target, responseFormat }, ctx) {
-    const raster = await decodeImage(source.bytes, { format: source.format, width: source.width, height: source.height });
-    const bytes = await encodeImage(raster, target);
-    const { mime, label } = FORMAT_INFO[target];
-    const common = {
-      originalFormat: source.format,
-      targetFormat: target,
-      mimeType: mime,
-      latency: latencySince(ctx.startedAt),
-      cost: "$0.00",
-    };
-    const message = `Converted ${FORMAT_INFO[source.format].label} to ${label}.`;
-    if (ctx.family === "playground") return { message, result: { imageUrl: dataUri(bytes, mime), ...common } };
-    const hosted = await hostResult(ctx.env.FILES, ctx.baseUrl, bytes, target);
-    const base64 = responseFormat === "b64_json" ? base64Of(bytes) : undefined;
-    return {
-      message,
-      result: {
-        imageUrl: hosted.url,
-        ...(base64 ? { b64_json: base64, imageBase64: base64 } : {}),
-        width: raster.width,
-        height: raster.height,
-        originalSize: kilobytes(source.bytes.length),
-        convertedSize: kilobytes(bytes.length),
-        ...common,
-      },
-    };
-  },
+  run: ({ source, target, responseFormat, permit }, ctx) =>
+    holdingPermit(permit, async () => {
+      const raster = await decodeImage(source.bytes, { format: source.format, width: source.width, height: source.height });
+      const bytes = await encodeImage(raster, target);
+      const { mime, label } = FORMAT_INFO[target];
+      const common = {
+        originalFormat: source.format,
+        targetFormat: target,
+        mimeType: mime,
+        latency: latencySince(ctx.startedAt),
+        cost: "$0.00",
+      };
+      const message = `Converted ${FORMAT_INFO[source.format].label} to ${label}.`;
+      if (ctx.family === "playground") return { message, result: { imageUrl: dataUri(bytes, mime), ...common } };
+      const hosted = await hostResult(ctx.env.FILES, ctx.baseUrl, bytes, target);
+      const base64 = responseFormat === "b64_json" ? base64Of(bytes) : undefined;
+      return {
+        message,
+        result: {
+          imageUrl: hosted.url,
+          ...(base64 ? { b64_json: base64, imageBase64: base64 } : {}),
+          width: raster.width,
+          height: raster.height,
+          originalSize: kilobytes(source.bytes.length),
+          convertedSize: kilobytes(bytes.length),
+          ...common,
+        },
+      };
+    }),
 });

@@ -1,4 +1,5 @@
-import { assertDecodable, assertSafeToDecode, readHeader, sniffFormat } from "../codecs";
+import { assertDecodable, assertSafeToDecode, assertWithinPixelLimit, readHeader, sniffFormat } from "../codecs";
+import { MODEL_INPUT_MAX_PIXELS } from "../codecs/limits";
 import type { ImageFormat, InputFormat } from "../codecs/formats";
 import { PixelgateError, type ErrorCode } from "../errors";
 import { loadImageBytes, pickImageField } from "../images/input";
@@ -45,6 +46,7 @@ export async function loadSourceImage(value: unknown, param: string): Promise<So
   if (source.format === "heic") {
     throw new PixelgateError("unsupported_image_format", "HEIC is read by compress and convert-format only; convert the photo to JPEG or PNG first (convert-format does it).", { param });
   }
+  assertWithinPixelLimit(source.width, source.height, MODEL_INPUT_MAX_PIXELS, "sent to an image model tool", param);
   return { ...source, format: source.format };
 }
 

@@ -1,0 +1,25 @@
+import { assertWritable, estimateCodecBytes, isolateCodecGate, type Permit } from "../codecs";
+import type { ImageFormat } from "../codecs/formats";
+import type { CodecSource } from "./source-image";
+
+// The memory side of compress and convert: before the charge, the target's own pixel limit and
+// admission by the isolate's memory gate; after it, the work runs holding that admission.
+
+/**
+ * Admits `source` -> `target` codec work, in prepare(): image_too_large when the target cannot
+ * be written at this size, service_busy (503, Retry-After) when the isolate stays full for the
+ * gate's whole wait. Both before any credit is taken.
+ */
+export function admitCodecWork(source: CodecSource, target: ImageFormat): Promise<Permit> {
+  assertWritable(source.width, source.height, target);
+  return isolateCodecGate.acquire(estimateCodecBytes(source.width * source.height, source.format, target, source.bytes.length));
+}
+
+/** Runs `work` holding `permit`, which is given back however the work ends. */
+export async function holdingPermit<T>(permit: Permit, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } finally {
+    permit.release();
+  }
+}
