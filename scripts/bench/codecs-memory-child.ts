@@ -37,6 +37,12 @@ export interface MemorySpec {
   /** Absent: decode only. */
   target?: Format;
   quality?: number;
+  /**
+   * How the body is read: "spliced" (default, the service's path: the image decoded in place
+   * out of the body's bytes, src/images/inline-body.ts) or "parsed" (the whole body parsed as
+   * JSON and the data URI decoded from the parsed string, as before), to compare the two.
+   */
+  body?: "spliced" | "parsed";
 }
 
 type Stage = "decode" | "between" | "encode";
@@ -204,12 +210,31 @@ function resetPeakRss(): boolean {
   }
 }
 
-/** The service's own reader of an inline image (src/images/inline-image.ts). */
-async function readInlineImage(text: string): Promise<{ bytes: Uint8Array }> {
-  const module = (await import(pathToFileURL(path.join(REPO_ROOT, "src/images/inline-image.ts")).href)) as {
-    decodeDataUri(text: string, param: string): { bytes: Uint8Array };
-  };
-  return module.decodeDataUri(text, "image");
+interface InputModules {
+  decodeDataUri(text: string, param: string): { bytes: Uint8Array };
+  spliceInlineImage(body: Uint8Array, tokenFor: () => Promise<string>): Promise<{ text: string; image?: { upload: { bytes: Uint8Array } } }>;
+}
+
+/** The service's own readers of an inline image (src/images/inline-image.ts, inline-body.ts). */
+async function inputModules(): Promise<InputModules> {
+  const load = (file: string) => import(pathToFileURL(path.join(REPO_ROOT, "src/images", file)).href);
+  return { ...(await load("inline-image.ts")), ...(await load("inline-body.ts")) } as InputModules;
+}
+
+/**
+ * The body read as the service reads it; `parsed` is what stays referenced for the request
+ * (Hono keeps the JSON text and hands out what it parses).
+ */
+async function readUpload(bodyPath: string, how: "spliced" | "parsed"): Promise<{ parsed: { image: string }; bytes: Uint8Array }> {
+  const modules = await inputModules();
+  const body = readFileSync(bodyPath); // the request body as it arrives; garbage once read
+  if (how === "parsed") {
+    const parsed = (await new Response(body).json()) as { image: string };
+    return { parsed, bytes: modules.decodeDataUri(parsed.image, "image").bytes };
+  }
+  const spliced = await modules.spliceInlineImage(new Uint8Array(body.buffer, body.byteOffset, body.byteLength), () => Promise.resolve("bench"));
+  if (!spliced.image) throw new Error("the service's reader did not take the image out of the body");
+  return { parsed: JSON.parse(spliced.text) as { image: string }, bytes: spliced.image.upload.bytes };
 }
 
 /** Writes the JSON body a client would send for `inputPath`, before the baseline is taken. */
@@ -223,7 +248,7 @@ function writeRequestBody(inputPath: string, dir: string): string {
 async function run(spec: MemorySpec, bodyPath: string): Promise<MemoryReport> {
   instrumentWebAssembly();
   const codecs = await loadCodecs(); // compiles the WASM modules; no instance exists yet
-  await readInlineImage("data:image/png;base64,AAAA"); // loads the input module before the baseline
+  await inputModules(); // loaded before the baseline
 
   // Every event-loop turn samples, for the JS codecs that allocate between awaits.
   let sampling = true;
@@ -244,9 +269,7 @@ async function run(spec: MemorySpec, bodyPath: string): Promise<MemoryReport> {
   const started = performance.now();
 
   stage = "decode";
-  const body = readFileSync(bodyPath); // the request body as it arrives
-  const parsed = (await new Response(body).json()) as { image: string }; // kept, as Hono keeps it
-  const bytes = (await readInlineImage(parsed.image)).bytes;
+  const { parsed, bytes } = await readUpload(bodyPath, spec.body ?? "spliced");
   const format = codecs.sniffFormat(bytes);
   if (format === null || format === "svg") throw new Error(`input ${spec.inputPath} is not a raster format`);
   const header = codecs.readHeader(bytes, format);
