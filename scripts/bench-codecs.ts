@@ -26,7 +26,7 @@ import { runInNewContext } from "node:vm";
 import sharp from "sharp";
 import { DECODE_CASES, ENCODE_CASES, INPUT_KINDS, MEMORY_CASES, sharpPlan, type TimingCase } from "./bench/codecs-cases.ts";
 import { dimensionsFor, encodeInput, photoLike, type InputKind, type Pixels } from "./bench/codecs-images.ts";
-import { fixedCostReport, measureFixedCost, type FixedCostResult } from "./bench/codecs-fixed-cost.ts";
+import { burstReport, fixedCostReport, measureFixedCost, type FixedCostResult } from "./bench/codecs-fixed-cost.ts";
 import { measureMemory } from "./bench/codecs-memory.ts";
 import { runCleanups } from "./bench/processes.ts";
 import { analyseLimit, isPixelLimitRefusal, limitReport, MEMORY_BUDGET, memoryTable, resultJson, timingTable, type MemoryRow } from "./bench/codecs-report.ts";
@@ -184,6 +184,16 @@ const NOTES = `  Notes
     (workerd has none), and that class's closure keeps the first codec instance, with its whole
     linear memory, alive for the isolate's life. "if released" is the peak without it.`;
 
+/** The largest 4:3 photo the service compresses to WebP, as a JPEG: the burst's input. */
+async function burstPhoto(codecs: Codecs): Promise<{ jpeg: Uint8Array; width: number; height: number }> {
+  const pixels = Math.min(codecs.maxTargetPixelsFor("webp"), codecs.maxPixelsFor("jpeg"));
+  const width = Math.floor(Math.sqrt((pixels * 4) / 3) / 4) * 4;
+  const height = Math.floor((width * 3) / 4);
+  const photo = photoLike({ width, height }, false);
+  const jpeg = await sharp(Buffer.from(photo.data.buffer), { raw: { width, height, channels: 4 } }).removeAlpha().jpeg({ quality: 90 }).toBuffer();
+  return { jpeg: new Uint8Array(jpeg), width, height };
+}
+
 async function main(): Promise<number> {
   const started = Date.now();
   const flags = parseFlags(process.argv.slice(2));
@@ -242,8 +252,9 @@ async function main(): Promise<number> {
   if (flags.fixedCost) {
     console.log("\nFixed cost of a tiny compress, end to end (local server, one request at a time)");
     try {
-      fixedCost = await measureFixedCost(log);
+      fixedCost = await measureFixedCost(log, await burstPhoto(codecs));
       console.log(fixedCostReport(fixedCost));
+      if (fixedCost.burst) console.log(burstReport(fixedCost.burst));
     } catch (error) {
       problems.push(`fixed cost: ${error instanceof Error ? error.message : String(error)}`);
     } finally {

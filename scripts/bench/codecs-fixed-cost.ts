@@ -15,6 +15,7 @@ export interface FixedCostResult {
   sharpMs: number;
   goalMs: number;
   met: boolean;
+  burst?: BurstResult;
 }
 
 const GOAL_MS = 10;
@@ -44,7 +45,7 @@ async function credit(gateway: Gateway, accountId: string, amount: number): Prom
   if (!response.ok) throw new Error(`crediting the bench account answered ${response.status}`);
 }
 
-export async function measureFixedCost(log: (line: string) => void): Promise<FixedCostResult> {
+export async function measureFixedCost(log: (line: string) => void, burstPhoto?: { jpeg: Uint8Array; width: number; height: number }): Promise<FixedCostResult> {
   const gateway = await acquireGateway(log);
   const keys: BenchKeys = { accountIds: [], secrets: [] };
   // One key per 50 requests keeps every key inside its 60-per-minute window.
@@ -78,7 +79,9 @@ export async function measureFixedCost(log: (line: string) => void): Promise<Fix
     });
     const compressMs = median(compressTimes);
     const meMs = median(meTimes);
+    const burst = burstPhoto && (await measureBurst(gateway, keys.secrets.at(-1)!, burstPhoto.jpeg, burstPhoto.width, burstPhoto.height));
     return {
+      ...(burst ? { burst } : {}),
       requests: REQUESTS,
       compressMs,
       meMs,
@@ -91,6 +94,40 @@ export async function measureFixedCost(log: (line: string) => void): Promise<Fix
     await deleteBenchAccounts(gateway, keys.accountIds).catch(() => 0);
     await gateway.group?.stop();
   }
+}
+
+export interface BurstResult {
+  width: number;
+  height: number;
+  statuses: number[];
+  /** Wall time of each call, from the moment all four were sent. */
+  wallMs: number[];
+}
+
+/**
+ * Four compress calls of the largest photo the WebP limit allows, sent at once: the memory gate
+ * admits them one or two at a time and the others wait, so all four must answer 200.
+ */
+export async function measureBurst(gateway: Gateway, secret: string, jpeg: Uint8Array, width: number, height: number): Promise<BurstResult> {
+  const body = JSON.stringify({ image: `data:image/jpeg;base64,${Buffer.from(jpeg).toString("base64")}`, quality: 70, targetFormat: "webp" });
+  const started = performance.now();
+  const answers = await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      const response = await fetch(`${gateway.baseUrl}/v1/compress`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${secret}`, "Content-Type": "application/json" },
+        body,
+      });
+      await response.arrayBuffer();
+      return { status: response.status, ms: performance.now() - started };
+    }),
+  );
+  return { width, height, statuses: answers.map((a) => a.status), wallMs: answers.map((a) => a.ms) };
+}
+
+export function burstReport(burst: BurstResult): string {
+  const ok = burst.statuses.every((status) => status === 200);
+  return `  four ${burst.width}x${burst.height} JPEG -> WebP compress calls at once: ${burst.statuses.join(", ")} after ${burst.wallMs.map((ms) => `${(ms / 1000).toFixed(1)} s`).join(", ")} (${ok ? "all succeeded" : "NOT all succeeded"})`;
 }
 
 export function fixedCostReport(result: FixedCostResult): string {

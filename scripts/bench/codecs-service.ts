@@ -34,6 +34,8 @@ export interface Codecs {
   paletteSizeForQuality(quality: number): number;
   MAX_DECODE_PIXELS: number;
   HARD_MAX_PIXELS: number;
+  maxPixelsFor(format: Format): number;
+  maxTargetPixelsFor(format: Format): number;
 }
 
 let loaded: Promise<Codecs> | undefined;

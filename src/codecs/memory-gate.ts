@@ -110,9 +110,9 @@ export class MemoryGate {
 
 /**
  * The isolate's gate (module state lives as long as the isolate). The largest admitted encode
- * takes a few seconds, so 20 s lets a burst of four run one after another; small images pass
+ * takes a few seconds (more on a busy host), so 30 s lets a burst of four run one after another; small images pass
  * in milliseconds, so a burst of dozens (a batch, a busy client) drains well within the wait.
  * A waiting request already holds its body (the JSON is parsed before any handler runs), so
  * the line is bounded too.
  */
-export const isolateCodecGate = new MemoryGate({ budget: ISOLATE_CODEC_BUDGET, maxWaitMs: 20_000, maxWaiting: 64, retryAfterSeconds: 5, maxHoldMs: 120_000 });
+export const isolateCodecGate = new MemoryGate({ budget: ISOLATE_CODEC_BUDGET, maxWaitMs: 30_000, maxWaiting: 64, retryAfterSeconds: 5, maxHoldMs: 120_000 });
