@@ -1,6 +1,10 @@
 import { assertWritable, estimateCodecBytes, isolateCodecGate, type Permit } from "../codecs";
 import type { ImageFormat } from "../codecs/formats";
-import type { CodecSource } from "./source-image";
+import type { ErrorCode } from "../errors";
+import { IMAGE_INPUT_ERRORS, type CodecSource } from "./source-image";
+
+/** What compress and convert can answer besides every billed call's errors. */
+export const CODEC_TOOL_ERRORS: ErrorCode[] = [...IMAGE_INPUT_ERRORS, "service_busy"];
 
 // The memory side of compress and convert: before the charge, the target's own pixel limit and
 // admission by the isolate's memory gate; after it, the work runs holding that admission.

@@ -1,8 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { decodeImage, encodeImage, readOrientation, stripMetadata, type Permit } from "../codecs";
-import { admitCodecWork, holdingPermit } from "./codec-work";
+import { admitCodecWork, CODEC_TOOL_ERRORS, holdingPermit } from "./codec-work";
 import { FORMAT_INFO } from "../codecs/formats";
-import { dataUri, IMAGE_INPUT_ERRORS, imageFields, kilobytes, latencySince, codecSourceOf, type CodecSource } from "./source-image";
+import { codecSourceOf, dataUri, imageFields, kilobytes, latencySince, type CodecSource } from "./source-image";
 import { defineTool } from "./types";
 
 // compress_image (spec 4.13): re-encode at a chosen quality and report the saving. The result is
@@ -63,7 +63,7 @@ const CompressResult = z
  * its metadata removed. Across formats (AVIF to WebP) the target is what was asked for, so the
  * encoded file stands and the message says it grew.
  */
-async function smallestOf(source: CodecSource, encoded: Uint8Array, target: CompressTarget, quality: number): Promise<{ bytes: Uint8Array; message: string }> {
+function smallestOf(source: CodecSource, encoded: Uint8Array, target: CompressTarget, quality: number): { bytes: Uint8Array; message: string } {
   const label = FORMAT_INFO[target].label;
   const sizes = `${kilobytes(source.bytes.length)} to ${kilobytes(encoded.length)}`;
   if (encoded.length <= source.bytes.length) return { bytes: encoded, message: `Compressed to ${label} at quality ${quality}: ${sizes}.` };
@@ -83,7 +83,7 @@ export const compressImage = defineTool({
   summary: "Compress an image (1 credit)",
   description:
     "Re-encodes the image as WebP, JPEG or PNG at the given quality and reports the sizes. Metadata (EXIF, ICC) is removed; the orientation is applied first.",
-  errors: IMAGE_INPUT_ERRORS,
+  errors: CODEC_TOOL_ERRORS,
   input: () => CompressInput,
   result: () => CompressResult,
   async prepare(input: CompressInput): Promise<Prepared> {
@@ -96,7 +96,7 @@ export const compressImage = defineTool({
   run: ({ source, quality, target, permit }, ctx) =>
     holdingPermit(permit, async () => {
       const raster = await decodeImage(source.bytes, { format: source.format, width: source.width, height: source.height });
-      const { bytes, message } = await smallestOf(source, await encodeImage(raster, target, { quality }), target, quality);
+      const { bytes, message } = smallestOf(source, await encodeImage(raster, target, { quality }), target, quality);
       const saved = (1 - bytes.length / source.bytes.length) * 100;
       return {
         message,

@@ -1,9 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import { decodeImage, encodeImage, type Permit } from "../codecs";
-import { admitCodecWork, holdingPermit } from "./codec-work";
+import { admitCodecWork, CODEC_TOOL_ERRORS, holdingPermit } from "./codec-work";
 import { FORMAT_INFO, type ImageFormat } from "../codecs/formats";
 import { hostResult } from "../storage/results";
-import { base64Of, dataUri, IMAGE_INPUT_ERRORS, imageFields, kilobytes, latencySince, codecSourceOf, type CodecSource } from "./source-image";
+import { base64Of, codecSourceOf, dataUri, imageFields, kilobytes, latencySince, type CodecSource } from "./source-image";
 import { defineTool, type Family } from "./types";
 
 // convert_format (spec 4.14): decode, then re-encode with fixed settings. The two families
@@ -80,7 +80,7 @@ export const convertFormat = defineTool({
   summary: "Convert an image to another format (1 credit)",
   description:
     "Re-encodes with fixed settings: WebP and JPEG quality 80, AVIF quality 50, TIFF JPEG-compressed, PNG lossless. PNG, WebP and AVIF keep alpha; JPEG, TIFF and BMP flatten it onto black; GIF keeps 1-bit transparency. Only the first frame of an animation is kept. EXIF, ICC profiles and the orientation tag are removed (the orientation is applied first, so the picture stays upright).",
-  errors: IMAGE_INPUT_ERRORS,
+  errors: CODEC_TOOL_ERRORS,
   input: inputSchema,
   result: (family: Family) => resultSchemas[family],
   async prepare(input: ConvertInput): Promise<Prepared> {
