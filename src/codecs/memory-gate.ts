@@ -47,7 +47,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class MemoryGate {
   private inUse = 0;
-  private readonly held = new Map<symbol, { bytes: number; since: number; release: () => void }>();
+  private readonly held = new Map<symbol, { bytes: number; since: number; group: object | undefined; release: () => void }>();
   /** Waiting requests in arrival order, each by its own ticket. */
   private readonly waiting: symbol[] = [];
 
@@ -62,10 +62,12 @@ export class MemoryGate {
    * A permit for `bytes`, now if they fit (or if nothing else runs: one request alone is always
    * admitted, the pixel limits keep it within the isolate), else after earlier waiters, within
    * maxWaitMs. Throws PixelgateError service_busy when the wait is over or the queue is full.
+   * Work of one `group` (the items of one batch, which all run only once all are prepared) is
+   * admitted as soon as any of it is: waiting for its own items would wait for ever.
    */
-  async acquire(bytes: number): Promise<Permit> {
+  async acquire(bytes: number, group?: object): Promise<Permit> {
     this.takeBackStale();
-    if (this.waiting.length === 0 && this.fits(bytes)) return this.grant(bytes);
+    if ((this.waiting.length === 0 && this.fits(bytes)) || this.holds(group)) return this.grant(bytes, group);
     if (this.waiting.length >= this.options.maxWaiting) throw this.busy();
     const ticket = Symbol("waiter");
     this.waiting.push(ticket);
@@ -74,7 +76,7 @@ export class MemoryGate {
       for (;;) {
         await pause(POLL_MS);
         this.takeBackStale();
-        if (this.waiting[0] === ticket && this.fits(bytes)) return this.grant(bytes);
+        if ((this.waiting[0] === ticket && this.fits(bytes)) || this.holds(group)) return this.grant(bytes, group);
         if (Date.now() >= deadline) throw this.busy();
       }
     } finally {
@@ -86,13 +88,17 @@ export class MemoryGate {
     return this.held.size === 0 || this.inUse + bytes <= this.options.budget;
   }
 
-  private grant(bytes: number): Permit {
+  private holds(group: object | undefined): boolean {
+    return group !== undefined && [...this.held.values()].some((permit) => permit.group === group);
+  }
+
+  private grant(bytes: number, group?: object): Permit {
     const id = Symbol("permit");
     const release = () => {
       if (this.held.delete(id)) this.inUse -= bytes;
     };
     this.inUse += bytes;
-    this.held.set(id, { bytes, since: Date.now(), release });
+    this.held.set(id, { bytes, since: Date.now(), group, release });
     return { bytes, release };
   }
 

@@ -86,9 +86,9 @@ export const compressImage = defineTool({
   errors: CODEC_TOOL_ERRORS,
   input: () => CompressInput,
   result: () => CompressResult,
-  async prepare(input: CompressInput): Promise<Prepared> {
+  async prepare(input: CompressInput, ctx): Promise<Prepared> {
     const source = await codecSourceOf(input);
-    return { source, quality: input.quality, target: input.targetFormat, permit: await admitCodecWork(source, input.targetFormat) };
+    return { source, quality: input.quality, target: input.targetFormat, permit: await admitCodecWork(source, input.targetFormat, ctx) };
   },
   release: ({ permit }) => permit.release(),
   price: () => 1,

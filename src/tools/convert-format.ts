@@ -83,11 +83,11 @@ export const convertFormat = defineTool({
   errors: CODEC_TOOL_ERRORS,
   input: inputSchema,
   result: (family: Family) => resultSchemas[family],
-  async prepare(input: ConvertInput): Promise<Prepared> {
+  async prepare(input: ConvertInput, ctx): Promise<Prepared> {
     const source = await codecSourceOf(input);
     const target = targetOf(input.targetFormat);
     // Each target has its own pixel limit (writing AVIF needs the most memory), then the gate.
-    return { source, target, responseFormat: input.responseFormat ?? "url", permit: await admitCodecWork(source, target) };
+    return { source, target, responseFormat: input.responseFormat ?? "url", permit: await admitCodecWork(source, target, ctx) };
   },
   release: ({ permit }) => permit.release(),
   price: () => 1,

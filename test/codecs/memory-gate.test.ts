@@ -102,6 +102,22 @@ describe("memory gate", () => {
     held.release();
   });
 
+  it("admits the rest of a group (one batch's items) at once, while others wait", async () => {
+    const g = gate();
+    const batch = {};
+    const first = await g.acquire(80, batch);
+    const outsider = track(g.acquire(30));
+    await settle();
+    // The batch's next item passes the waiting outsider: its items run only together.
+    const second = await g.acquire(80, batch);
+    expect(g.state).toEqual({ inUse: 160, admitted: 2, waiting: 1 });
+    expect(outsider.permit).toBeUndefined();
+    first.release();
+    second.release();
+    await until(() => outsider.permit !== undefined);
+    expect(g.state.inUse).toBe(30);
+  });
+
   it("takes back a permit held past maxHoldMs at the next admission", async () => {
     const g = gate({ maxHoldMs: -1 }); // every permit is already stale
     await g.acquire(100); // never released: a call dropped after prepare
