@@ -78,7 +78,10 @@ export async function runBatch(batch: BatchCall): Promise<BatchResult> {
   const outcome = await ledger.reserve({ keyId: batch.key.id, slots: batch.items.length, credits: total });
   batch.onWindow?.(outcome.window);
   const refusal = refusalOf(outcome);
-  if (refusal) return refuseBatch(batch, refusal, startedAt);
+  if (refusal) {
+    for (const item of readiness) if ("ready" in item) item.ready.call.tool.release?.(item.ready.prepared); // memory gate
+    return refuseBatch(batch, refusal, startedAt);
+  }
   if (total > 0) batch.onCharged?.();
 
   const settled = await Promise.all(

@@ -53,4 +53,16 @@ describe("memory gate on /v1/compress", () => {
     for (const permit of await Promise.all(queued)) permit.release();
     expect(isolateCodecGate.state).toEqual({ inUse: 0, admitted: 0, waiting: 0 });
   });
+
+  it("gives the permit back when the ledger refuses the call or the whole batch (too few credits)", async () => {
+    const account = await newAccount({ credits: 0 });
+    const image = await dataUriOf(gradient(64, 48));
+    const single = await postTool("/v1/compress", account.key, { image });
+    expect(single.status).toBe(400);
+    expect(isolateCodecGate.state).toEqual({ inUse: 0, admitted: 0, waiting: 0 });
+    const batch = await postTool("/v1/batch", account.key, { requests: [{ tool: "compress_image", args: { image } }, { tool: "convert_format", args: { image, targetFormat: "webp" } }] });
+    expect(batch.status).toBe(400);
+    expect(((await batch.json()) as { error: { code: string } }).error.code).toBe("insufficient_credits");
+    expect(isolateCodecGate.state).toEqual({ inUse: 0, admitted: 0, waiting: 0 });
+  });
 });
