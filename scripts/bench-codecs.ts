@@ -7,6 +7,8 @@
 //   npm run bench:codecs -- --sizes 0.25,1    only these sizes (megapixels)
 //   npm run bench:codecs -- --no-memory       timing only
 //   npm run bench:codecs -- --no-timing       peak memory only
+//   npm run bench:codecs -- --no-fixed-cost   without the end-to-end tiny compress (which starts
+//                                             a local server unless one answers at PIXELGATE_URL)
 //
 // Time: for each case, the median of N runs of the service's codec call and of sharp at equal
 // settings (see bench/codecs-cases.ts), run alternately in this process; N follows a time budget
@@ -24,7 +26,9 @@ import { runInNewContext } from "node:vm";
 import sharp from "sharp";
 import { DECODE_CASES, ENCODE_CASES, INPUT_KINDS, MEMORY_CASES, sharpPlan, type TimingCase } from "./bench/codecs-cases.ts";
 import { dimensionsFor, encodeInput, photoLike, type InputKind, type Pixels } from "./bench/codecs-images.ts";
+import { burstReport, fixedCostReport, measureFixedCost, type FixedCostResult } from "./bench/codecs-fixed-cost.ts";
 import { measureMemory } from "./bench/codecs-memory.ts";
+import { runCleanups } from "./bench/processes.ts";
 import { analyseLimit, isPixelLimitRefusal, limitReport, MEMORY_BUDGET, memoryTable, resultJson, timingTable, type MemoryRow } from "./bench/codecs-report.ts";
 import { decodeBeyondLimit, loadCodecs, REPO_ROOT, serviceSettings, type Codecs, type ServiceSettings } from "./bench/codecs-service.ts";
 import { timeCase, type SizeInputs, type TimingOptions, type TimingResult } from "./bench/codecs-timing.ts";
@@ -38,20 +42,22 @@ interface Flags {
   quick: boolean;
   memory: boolean;
   timing: boolean;
+  fixedCost: boolean;
 }
 
 function parseFlags(argv: string[]): Flags {
-  const flags: Flags = { sizes: DEFAULT_SIZES, quick: false, memory: true, timing: true };
+  const flags: Flags = { sizes: DEFAULT_SIZES, quick: false, memory: true, timing: true, fixedCost: true };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === "--quick") flags.quick = true;
     else if (arg === "--no-memory") flags.memory = false;
     else if (arg === "--no-timing") flags.timing = false;
+    else if (arg === "--no-fixed-cost") flags.fixedCost = false;
     else if (arg === "--sizes" || arg.startsWith("--sizes=")) {
       const list = arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : (argv[++i] ?? "");
       flags.sizes = list.split(",").map(Number);
       if (flags.sizes.some((s) => !(s > 0 && s <= 64))) throw new Error(`--sizes wants megapixel counts such as 0.25,1,4,12, not "${list}"`);
-    } else throw new Error(`unknown option ${arg} (use --quick, --sizes 0.25,1, --no-memory, --no-timing)`);
+    } else throw new Error(`unknown option ${arg} (use --quick, --sizes 0.25,1, --no-memory, --no-timing, --no-fixed-cost)`);
   }
   return flags;
 }
@@ -178,6 +184,16 @@ const NOTES = `  Notes
     (workerd has none), and that class's closure keeps the first codec instance, with its whole
     linear memory, alive for the isolate's life. "if released" is the peak without it.`;
 
+/** The largest 4:3 photo the service compresses to WebP, as a JPEG: the burst's input. */
+async function burstPhoto(codecs: Codecs): Promise<{ jpeg: Uint8Array; width: number; height: number }> {
+  const pixels = Math.min(codecs.maxTargetPixelsFor("webp"), codecs.maxPixelsFor("jpeg"));
+  const width = Math.floor(Math.sqrt((pixels * 4) / 3) / 4) * 4;
+  const height = Math.floor((width * 3) / 4);
+  const photo = photoLike({ width, height }, false);
+  const jpeg = await sharp(Buffer.from(photo.data.buffer), { raw: { width, height, channels: 4 } }).removeAlpha().jpeg({ quality: 90 }).toBuffer();
+  return { jpeg: new Uint8Array(jpeg), width, height };
+}
+
 async function main(): Promise<number> {
   const started = Date.now();
   const flags = parseFlags(process.argv.slice(2));
@@ -232,10 +248,23 @@ async function main(): Promise<number> {
       console.log(`  Goal: a 12 MP photo compressed to WebP within 100 MB: ${(webp12.peak.total / 2 ** 20).toFixed(1)} MB ${met ? "ok" : "MISSED"}`);
     }
   }
+  let fixedCost: FixedCostResult | null = null;
+  if (flags.fixedCost) {
+    console.log("\nFixed cost of a tiny compress, end to end (local server, one request at a time)");
+    try {
+      fixedCost = await measureFixedCost(log, await burstPhoto(codecs));
+      console.log(fixedCostReport(fixedCost));
+      if (fixedCost.burst) console.log(burstReport(fixedCost.burst));
+    } catch (error) {
+      problems.push(`fixed cost: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      runCleanups();
+    }
+  }
   console.log(`\n${NOTES}`);
   for (const problem of problems) console.log(`\nBROKEN ${problem}`);
   const elapsedS = (Date.now() - started) / 1000;
-  console.log(`\nRESULT ${JSON.stringify(resultJson({ problems, sizes: flags.sizes, timing, memory, limit, webp12, elapsedS }))}`);
+  console.log(`\nRESULT ${JSON.stringify({ ...resultJson({ problems, sizes: flags.sizes, timing, memory, limit, webp12, elapsedS }), fixedCost })}`);
   return problems.length === 0 ? 0 : 1;
 }
 

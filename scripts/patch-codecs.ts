@@ -1,5 +1,5 @@
 // Runs after `npm install` (package.json "postinstall"): one small patch to the Emscripten glue
-// of the jsquash codecs, made in node_modules the way patch-package would.
+// of the jsquash codecs and libheif-js, made in node_modules the way patch-package would.
 //
 // Every codec call hands its input to WASM as a std::string, and the glue's embind code copies
 // a typed array into WASM memory one byte per loop iteration:
@@ -16,31 +16,40 @@ import path from "node:path";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 
-/** The glue files the worker imports (src/codecs/{webp,jpeg,avif}.ts). */
-const GLUE_FILES = [
-  "@jsquash/webp/codec/enc/webp_enc_simd.js",
-  "@jsquash/webp/codec/dec/webp_dec.js",
-  "@jsquash/jpeg/codec/enc/mozjpeg_enc.js",
-  "@jsquash/jpeg/codec/dec/mozjpeg_dec.js",
-  "@jsquash/avif/codec/enc/avif_enc.js",
-  "@jsquash/avif/codec/dec/avif_dec.js",
+/** The byte loop of one Emscripten version's glue, and the single copy that replaces it. */
+interface GlueForm {
+  loop: string;
+  copy: string;
+}
+
+/** jsquash's glue (the six codec files). */
+const JSQUASH: GlueForm = { loop: "}else{for(var i=0;i<length;++i){HEAPU8[ptr+i]=value[i]}}", copy: "}else{HEAPU8.set(value,ptr)}" };
+/** libheif-js's minified glue: the same loop with short names (M is HEAPU8). */
+const LIBHEIF: GlueForm = { loop: "else for(var h=0;h<s;++h)M[d+h]=n[h];return", copy: "else M.set(n,d);return" };
+
+/** The glue files the worker imports (src/codecs/{webp,jpeg,avif,heic}.ts). */
+const GLUE_FILES: [string, GlueForm][] = [
+  ["@jsquash/webp/codec/enc/webp_enc_simd.js", JSQUASH],
+  ["@jsquash/webp/codec/dec/webp_dec.js", JSQUASH],
+  ["@jsquash/jpeg/codec/enc/mozjpeg_enc.js", JSQUASH],
+  ["@jsquash/jpeg/codec/dec/mozjpeg_dec.js", JSQUASH],
+  ["@jsquash/avif/codec/enc/avif_enc.js", JSQUASH],
+  ["@jsquash/avif/codec/dec/avif_dec.js", JSQUASH],
+  ["libheif-js/libheif-wasm/libheif.js", LIBHEIF],
 ];
 
-const BYTE_LOOP = "}else{for(var i=0;i<length;++i){HEAPU8[ptr+i]=value[i]}}";
-const ONE_COPY = "}else{HEAPU8.set(value,ptr)}";
-
-function patchGlue(source: string): { source: string; state: "patched" | "already" } {
-  const loops = source.split(BYTE_LOOP).length - 1;
-  if (loops === 1) return { source: source.replace(BYTE_LOOP, ONE_COPY), state: "patched" };
-  if (loops === 0 && source.includes(ONE_COPY)) return { source, state: "already" };
+function patchGlue(source: string, form: GlueForm): { source: string; state: "patched" | "already" } {
+  const loops = source.split(form.loop).length - 1;
+  if (loops === 1) return { source: source.replace(form.loop, form.copy), state: "patched" };
+  if (loops === 0 && source.includes(form.copy)) return { source, state: "already" };
   throw new Error(`expected the embind byte-copy loop once, found it ${loops} times`);
 }
 
 let failed = false;
-for (const file of GLUE_FILES) {
+for (const [file, form] of GLUE_FILES) {
   const full = path.join(ROOT, "node_modules", file);
   try {
-    const { source, state } = patchGlue(readFileSync(full, "utf8"));
+    const { source, state } = patchGlue(readFileSync(full, "utf8"), form);
     if (state === "patched") writeFileSync(full, source);
     console.log(`patch-codecs: ${file}: ${state === "patched" ? "input copy patched" : "already patched"}`);
   } catch (error) {

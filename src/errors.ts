@@ -22,6 +22,7 @@ export const ERROR_CATALOG = {
   internal_error: { status: 500, type: "api_error", hint: "Retry at most once or twice with backoff." },
   upstream_error: { status: 502, type: "upstream_error", hint: "The model provider failed; the credits were refunded." },
   upstream_timeout: { status: 502, type: "upstream_error", hint: "The model provider timed out; the credits were refunded." },
+  service_busy: { status: 503, type: "api_error", hint: "The worker's image memory is taken by other requests; nothing was charged. Retry after Retry-After seconds." },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

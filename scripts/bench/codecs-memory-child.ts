@@ -10,8 +10,13 @@
 //   JS ArrayBuffers     process.memoryUsage().arrayBuffers above the baseline taken just before
 //                       the upload is read: the upload, the RGBA raster, the output, codec
 //                       scratch buffers (Node counts WASM memory elsewhere, so nothing twice).
-// Not counted: the V8 heap (reported apart as "heap"), the request's base64 text and the
-// response's data URI (strings), the compiled WASM code (shared per isolate, not per request).
+//   V8 heap             heapUsed above the baseline: the request's JSON text and its base64
+//                       string (Hono keeps the parsed body for the whole request), the
+//                       response's data URI (strings live in the heap, not in ArrayBuffers).
+// The upload arrives as the request would: a JSON body `{"image":"data:...;base64,..."}` whose
+// bytes are read after the baseline, parsed with Response.json() (what Request.json() does),
+// decoded by the service's own data-URI reader, and the answer is built as a data URI in JSON.
+// Not counted: the compiled WASM code (shared per isolate, not per request).
 //
 // Sampling points: after every call from WASM into JS (memory grows only through the
 // emscripten_resize_heap import, and embind builds its JS result arrays in imports, so this
@@ -19,9 +24,12 @@
 // event-loop turn (the TypeScript PNG codec between its zlib stream chunks), and at the stage
 // boundaries. A full GC runs before each WASM instance is created and between decode and
 // encode, so "live between stages" shows whether the decoder's memory is really released.
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { decodeBeyondLimit, loadCodecs, type Format } from "./codecs-service.ts";
+import { decodeBeyondLimit, loadCodecs, REPO_ROOT, type Format } from "./codecs-service.ts";
 
 export interface MemorySpec {
   id: string;
@@ -29,6 +37,12 @@ export interface MemorySpec {
   /** Absent: decode only. */
   target?: Format;
   quality?: number;
+  /**
+   * How the body is read: "spliced" (default, the service's path: the image decoded in place
+   * out of the body's bytes, src/images/inline-body.ts) or "parsed" (the whole body parsed as
+   * JSON and the data URI decoded from the parsed string, as before), to compare the two.
+   */
+  body?: "spliced" | "parsed";
 }
 
 type Stage = "decode" | "between" | "encode";
@@ -105,8 +119,9 @@ function sample(): void {
   }
   const usage = process.memoryUsage();
   const js = usage.arrayBuffers - base.arrayBuffers;
-  const total = wasm + js;
-  heapPeak = Math.max(heapPeak, usage.heapUsed - base.heapUsed);
+  const heap = Math.max(0, usage.heapUsed - base.heapUsed);
+  const total = wasm + js + heap;
+  heapPeak = Math.max(heapPeak, heap);
   const current = stages[stage];
   if (!current || total > current.total) stages[stage] = { total, wasm, js };
   if (total > peak.total) peak = { total, wasm, js, stage };
@@ -195,9 +210,45 @@ function resetPeakRss(): boolean {
   }
 }
 
-async function run(spec: MemorySpec): Promise<MemoryReport> {
+interface InputModules {
+  decodeDataUri(text: string, param: string): { bytes: Uint8Array };
+  spliceInlineImage(body: Uint8Array, tokenFor: () => Promise<string>): Promise<{ text: string; image?: { upload: { bytes: Uint8Array } } }>;
+}
+
+/** The service's own readers of an inline image (src/images/inline-image.ts, inline-body.ts). */
+async function inputModules(): Promise<InputModules> {
+  const load = (file: string) => import(pathToFileURL(path.join(REPO_ROOT, "src/images", file)).href);
+  return { ...(await load("inline-image.ts")), ...(await load("inline-body.ts")) } as InputModules;
+}
+
+/**
+ * The body read as the service reads it; `parsed` is what stays referenced for the request
+ * (Hono keeps the JSON text and hands out what it parses).
+ */
+async function readUpload(bodyPath: string, how: "spliced" | "parsed"): Promise<{ parsed: { image: string }; bytes: Uint8Array }> {
+  const modules = await inputModules();
+  const body = readFileSync(bodyPath); // the request body as it arrives; garbage once read
+  if (how === "parsed") {
+    const parsed = (await new Response(body).json()) as { image: string };
+    return { parsed, bytes: modules.decodeDataUri(parsed.image, "image").bytes };
+  }
+  const spliced = await modules.spliceInlineImage(new Uint8Array(body.buffer, body.byteOffset, body.byteLength), () => Promise.resolve("bench"));
+  if (!spliced.image) throw new Error("the service's reader did not take the image out of the body");
+  return { parsed: JSON.parse(spliced.text) as { image: string }, bytes: spliced.image.upload.bytes };
+}
+
+/** Writes the JSON body a client would send for `inputPath`, before the baseline is taken. */
+function writeRequestBody(inputPath: string, dir: string): string {
+  const file = readFileSync(inputPath);
+  const bodyPath = path.join(dir, "body.json");
+  writeFileSync(bodyPath, `{"image":"data:image/x-upload;base64,${file.toString("base64")}"}`); // the bytes decide the format
+  return bodyPath;
+}
+
+async function run(spec: MemorySpec, bodyPath: string): Promise<MemoryReport> {
   instrumentWebAssembly();
   const codecs = await loadCodecs(); // compiles the WASM modules; no instance exists yet
+  await inputModules(); // loaded before the baseline
 
   // Every event-loop turn samples, for the JS codecs that allocate between awaits.
   let sampling = true;
@@ -212,13 +263,13 @@ async function run(spec: MemorySpec): Promise<MemoryReport> {
   await nextTurn();
   gc!();
   base = process.memoryUsage();
+  let answerLength = 0;
   const rssReset = resetPeakRss();
   const rss0 = rssKb("VmRSS");
   const started = performance.now();
 
   stage = "decode";
-  const file = readFileSync(spec.inputPath);
-  const bytes = new Uint8Array(file.buffer, file.byteOffset, file.byteLength); // a view: the upload once
+  const { parsed, bytes } = await readUpload(bodyPath, spec.body ?? "spliced");
   const format = codecs.sniffFormat(bytes);
   if (format === null || format === "svg") throw new Error(`input ${spec.inputPath} is not a raster format`);
   const header = codecs.readHeader(bytes, format);
@@ -242,10 +293,14 @@ async function run(spec: MemorySpec): Promise<MemoryReport> {
     stage = "encode";
     output = await codecs.encodeImage(raster, spec.target, spec.quality === undefined ? {} : { quality: spec.quality });
     sample();
+    // The answer as compress builds it: the file as a base64 data URI inside the JSON envelope.
+    answerLength = JSON.stringify({ result: { image: `data:image/${spec.target};base64,${Buffer.from(output).toString("base64")}` } }).length;
+    sample();
   }
   const wallMs = performance.now() - started;
   sampling = false;
   await ticker;
+  if (parsed.image.length === 0 || (spec.target && answerLength === 0)) throw new Error("request or answer lost");
 
   if (raster.width * raster.height * 4 !== raster.data.length || raster.width !== header.width) throw new Error("decoded raster has the wrong size");
   if (spec.target && output) {
@@ -273,10 +328,13 @@ async function run(spec: MemorySpec): Promise<MemoryReport> {
 }
 
 const spec = JSON.parse(process.argv[2] ?? "{}") as MemorySpec;
+const scratch = mkdtempSync(path.join(os.tmpdir(), "pixelgate-memory-"));
 try {
-  console.log(`MEMORY ${JSON.stringify(await run(spec))}`);
+  console.log(`MEMORY ${JSON.stringify(await run(spec, writeRequestBody(spec.inputPath, scratch)))}`);
 } catch (error) {
   const message = error instanceof Error ? error.message : String(error);
   console.log(`MEMORY ${JSON.stringify({ id: spec.id, ok: false, error: message })}`);
   process.exitCode = 1;
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
 }

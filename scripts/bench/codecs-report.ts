@@ -291,5 +291,5 @@ export function resultJson(input: {
 
 /** The decoder refuses images over the service's pixel limit: expected above it, not a failure. */
 export function isPixelLimitRefusal(message: string): boolean {
-  return /at most \d+ pixels can be processed/.test(message);
+  return /at most \d+ pixels can be (processed|read|written)/.test(message);
 }

@@ -11,7 +11,7 @@ import { pathToFileURL } from "node:url";
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
 
-export type Format = "png" | "jpeg" | "webp" | "avif" | "gif" | "bmp" | "tiff";
+export type Format = "png" | "jpeg" | "webp" | "avif" | "gif" | "bmp" | "tiff" | "heic";
 
 export interface Raster {
   width: number;
@@ -34,6 +34,8 @@ export interface Codecs {
   paletteSizeForQuality(quality: number): number;
   MAX_DECODE_PIXELS: number;
   HARD_MAX_PIXELS: number;
+  maxPixelsFor(format: Format): number;
+  maxTargetPixelsFor(format: Format): number;
 }
 
 let loaded: Promise<Codecs> | undefined;
@@ -44,7 +46,11 @@ const FORMAT_DECODERS: Partial<Record<Format, [file: string, name: string]>> = {
   png: ["png.ts", "decodePng"],
   webp: ["webp.ts", "decodeWebp"],
   avif: ["avif.ts", "decodeAvif"],
+  heic: ["heic.ts", "decodeHeic"],
 };
+
+/** What decodeHeic is told is the largest image it may decode, past the service's limit. */
+const BEYOND_LIMIT_PIXELS = 100_000_000;
 
 /**
  * Decodes with the format's own decoder, skipping decodeImage's pixel-limit check: for sizes
@@ -56,8 +62,8 @@ export async function decodeBeyondLimit(bytes: Uint8Array, format: Format): Prom
   const [file, name] = FORMAT_DECODERS[format] ?? [];
   if (!file || !name) throw new Error(`no decoder module known for ${format}`);
   await loadCodecs(); // registers the loader hooks
-  const module = (await import(pathToFileURL(path.join(REPO_ROOT, "src/codecs", file)).href)) as Record<string, (bytes: Uint8Array) => Promise<Raster>>;
-  return module[name]!(bytes);
+  const module = (await import(pathToFileURL(path.join(REPO_ROOT, "src/codecs", file)).href)) as Record<string, (bytes: Uint8Array, maxPixels: number) => Promise<Raster>>;
+  return module[name]!(bytes, BEYOND_LIMIT_PIXELS);
 }
 
 /** Registers the loader hooks (once) and imports the codec layer. */

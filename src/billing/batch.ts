@@ -84,7 +84,7 @@ export async function runBatch(batch: BatchCall): Promise<BatchResult> {
       onRefusal: batchEntryDraft(batch),
     },
   });
-  const balance = acceptedOrThrow(batch, outcome);
+  const balance = acceptedOrThrow(batch, outcome, ready);
   if (total > 0) batch.onCharged?.();
 
   const settled = await Promise.all(

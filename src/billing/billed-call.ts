@@ -92,11 +92,18 @@ export function holdOf(ready: PreparedCall): HoldRequest {
   return { ...ready.entry, credits: ready.price, idempotency: ready.call.ctx.idempotency ?? null };
 }
 
-/** The ledger's answer as the surface sees it: the window noted, a refusal thrown. */
-export function acceptedOrThrow(call: Pick<BilledCall, "onWindow">, outcome: ReserveOutcome): number {
+/**
+ * The ledger's answer as the surface sees it: the window noted, a refusal thrown. A refused
+ * reservation means the calls never run, so what their prepare() holds (a memory-gate permit)
+ * is given back here.
+ */
+export function acceptedOrThrow(call: Pick<BilledCall, "onWindow">, outcome: ReserveOutcome, ready: PreparedCall[]): number {
   call.onWindow?.(outcome.window);
   const refusal = refusalOf(outcome);
-  if (refusal) throw refusal;
+  if (refusal) {
+    for (const item of ready) item.call.tool.release?.(item.prepared);
+    throw refusal;
+  }
   return outcome.balance;
 }
 
@@ -178,7 +185,7 @@ export async function runBilledCall(call: BilledCall): Promise<BilledResult> {
     credits: ready.price,
     usage: { holds: [holdOf(ready)], refused: [], onRefusal: ready.entry },
   });
-  const balance = acceptedOrThrow(call, outcome);
+  const balance = acceptedOrThrow(call, outcome, [ready]);
   call.onCharged?.();
   const settled = await executeCall(ready, balance);
   if (!settled.ok) throw settled.error;

@@ -12,7 +12,8 @@ import decoderFactory from "@jsquash/avif/codec/dec/avif_dec.js";
 import decoderWasm from "@jsquash/avif/codec/dec/avif_dec.wasm";
 import encoderFactory from "@jsquash/avif/codec/enc/avif_enc.js";
 import encoderWasm from "@jsquash/avif/codec/enc/avif_enc.wasm";
-import { ByteReader, hasAscii, invalidImage } from "./bytes.ts";
+import { invalidImage } from "./bytes.ts";
+import { ftypBrands, readPrimaryImage } from "./isobmff.ts";
 import { FORMAT_INFO, type RasterImage } from "./formats.ts";
 import { instantiateCodec } from "./wasm.ts";
 
@@ -34,86 +35,14 @@ const AVIF_BRANDS = new Set(["avif", "avis"]);
 
 /** An ISO-BMFF file whose ftyp names avif or avis as major or compatible brand. */
 export function looksLikeAvif(bytes: Uint8Array): boolean {
-  if (bytes.length < 16 || !hasAscii(bytes, 4, "ftyp")) return false;
-  const size = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(0);
-  if (size < 16 || size > bytes.length) return false;
-  for (let offset = 8; offset + 4 <= size; offset += 4) {
-    if (offset === 12) continue; // minor_version, not a brand
-    if (AVIF_BRANDS.has(String.fromCharCode(...bytes.subarray(offset, offset + 4)))) return true;
-  }
-  return false;
+  return ftypBrands(bytes).some((brand) => AVIF_BRANDS.has(brand));
 }
 
-interface Box {
-  type: string;
-  /** First byte after the box header. */
-  start: number;
-  end: number;
-}
-
-function* boxes(r: ByteReader, start: number, end: number): Generator<Box> {
-  for (let offset = start; offset + 8 <= end; ) {
-    let size = r.u32(offset);
-    const type = r.ascii(offset + 4, 4);
-    let header = 8;
-    if (size === 1) {
-      size = r.u64(offset + 8);
-      header = 16;
-    } else if (size === 0) {
-      size = end - offset;
-    }
-    if (size < header || offset + size > end) throw invalidImage(`The AVIF box "${type}" overruns its container.`);
-    yield { type, start: offset + header, end: offset + size };
-    offset += size;
-  }
-}
-
-function child(r: ByteReader, parent: Box, type: string, fullBox = false): Box | undefined {
-  for (const box of boxes(r, parent.start + (fullBox ? 4 : 0), parent.end)) if (box.type === type) return box;
-  return undefined;
-}
-
-/**
- * The primary item's `ispe` (image spatial extents) from meta/iprp/ipco, found through the
- * ipma associations of the item named by pitm. A file without pitm uses the first ispe.
- */
+/** The primary image's size (`ispe`), as the AVIF stores it. */
 export function readAvifHeader(bytes: Uint8Array): { width: number; height: number } {
   if (!looksLikeAvif(bytes)) throw invalidImage("The data is not an AVIF (no avif/avis brand).");
-  const r = new ByteReader(bytes, false, "AVIF");
-  const top: Box = { type: "file", start: 0, end: bytes.length };
-  const meta = child(r, top, "meta");
-  if (!meta) throw invalidImage("The AVIF has no meta box.");
-  const iprp = child(r, meta, "iprp", true);
-  const ipco = iprp && child(r, iprp, "ipco");
-  if (!iprp || !ipco) throw invalidImage("The AVIF has no item properties.");
-  const properties = [...boxes(r, ipco.start, ipco.end)];
-
-  let ispe: Box | undefined;
-  const pitm = child(r, meta, "pitm", true);
-  const ipma = child(r, iprp, "ipma");
-  if (pitm && ipma) {
-    const primary = r.u8(pitm.start) === 0 ? r.u16(pitm.start + 4) : r.u32(pitm.start + 4);
-    const version = r.u8(ipma.start);
-    const wideIndex = (r.u8(ipma.start + 3) & 1) === 1;
-    let at = ipma.start + 4;
-    const entries = r.u32(at);
-    at += 4;
-    for (let e = 0; e < entries && !ispe; e++) {
-      const item = version < 1 ? r.u16(at) : r.u32(at);
-      at += version < 1 ? 2 : 4;
-      const count = r.u8(at++);
-      for (let k = 0; k < count; k++) {
-        const index = wideIndex ? r.u16(at) & 0x7fff : r.u8(at) & 0x7f;
-        at += wideIndex ? 2 : 1;
-        const property = properties[index - 1];
-        if (item === primary && property?.type === "ispe") ispe = property;
-      }
-    }
-  } else {
-    ispe = properties.find((p) => p.type === "ispe");
-  }
-  if (!ispe) throw invalidImage("The AVIF has no image size (ispe) for its primary image.");
-  return { width: r.u32(ispe.start + 4), height: r.u32(ispe.start + 8) };
+  const { width, height } = readPrimaryImage(bytes, "AVIF");
+  return { width, height };
 }
 
 export async function decodeAvif(bytes: Uint8Array): Promise<RasterImage> {

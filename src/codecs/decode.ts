@@ -4,16 +4,18 @@ import { PixelgateError } from "../errors.ts";
 import { decodeAvif } from "./avif.ts";
 import { decodeBmp } from "./bmp.ts";
 import { invalidImage } from "./bytes.ts";
-import { FORMAT_INFO, type ImageFormat, type ImageHeader, type RasterImage } from "./formats.ts";
+import { FORMAT_INFO, type ImageHeader, type InputFormat, type RasterImage } from "./formats.ts";
 import { decodeGif } from "./gif.ts";
+import { decodeHeic } from "./heic.ts";
 import { assertDecodable, assertSafeToDecode } from "./header.ts";
 import { decodeJpeg } from "./jpeg.ts";
+import { maxPixelsFor } from "./limits.ts";
 import { applyOrientation, readOrientation } from "./orientation.ts";
 import { decodePng } from "./png.ts";
 import { decodeTiff } from "./tiff.ts";
 import { decodeWebp } from "./webp.ts";
 
-const DECODERS: Record<ImageFormat, (bytes: Uint8Array) => Promise<RasterImage>> = {
+const DECODERS: Record<InputFormat, (bytes: Uint8Array) => Promise<RasterImage>> = {
   png: decodePng,
   jpeg: decodeJpeg,
   webp: decodeWebp,
@@ -21,6 +23,7 @@ const DECODERS: Record<ImageFormat, (bytes: Uint8Array) => Promise<RasterImage>>
   gif: decodeGif,
   bmp: decodeBmp,
   tiff: decodeTiff,
+  heic: (bytes) => decodeHeic(bytes, maxPixelsFor("heic")),
 };
 
 /**
@@ -44,13 +47,15 @@ export async function decodeImage(bytes: Uint8Array, header: ImageHeader): Promi
     throw asDecodeError(error, header.format);
   }
   const { width, height, data } = image;
-  if (width !== header.width || height !== header.height || data.length !== width * height * 4) {
+  // HEIC alone may come out smaller than its header: libheif applies a clean-aperture crop.
+  const sized = header.format === "heic" ? width <= header.width && height <= header.height : width === header.width && height === header.height;
+  if (!sized || data.length !== width * height * 4) {
     throw invalidImage(`The ${FORMAT_INFO[header.format].label} decodes to ${width}x${height}, not the ${header.width}x${header.height} its header states.`);
   }
   return applyOrientation(image, readOrientation(bytes, header.format));
 }
 
-function asDecodeError(error: unknown, format: ImageFormat): PixelgateError {
+function asDecodeError(error: unknown, format: InputFormat): PixelgateError {
   if (error instanceof PixelgateError) return error;
   const message = error instanceof Error ? error.message : String(error);
   // Emscripten aborts with "Cannot enlarge memory" / "OOM" when linear memory cannot grow.

@@ -1,8 +1,12 @@
 // The raster formats Pixelgate reads and writes, each described once: MIME type, file
 // extension, the upper-case name results show, and how to recognise it from magic bytes.
 
+/** The formats read and written. */
 export const IMAGE_FORMATS = ["png", "jpeg", "webp", "avif", "gif", "bmp", "tiff"] as const;
 export type ImageFormat = (typeof IMAGE_FORMATS)[number];
+/** Every format read: the written ones plus HEIC, which is only ever an input. */
+export const INPUT_FORMATS = [...IMAGE_FORMATS, "heic"] as const;
+export type InputFormat = (typeof INPUT_FORMATS)[number];
 
 export interface FormatInfo {
   mime: string;
@@ -10,7 +14,7 @@ export interface FormatInfo {
   label: string;
 }
 
-export const FORMAT_INFO: Record<ImageFormat, FormatInfo> = {
+export const FORMAT_INFO: Record<InputFormat, FormatInfo> = {
   png: { mime: "image/png", ext: "png", label: "PNG" },
   jpeg: { mime: "image/jpeg", ext: "jpg", label: "JPEG" },
   webp: { mime: "image/webp", ext: "webp", label: "WEBP" },
@@ -18,6 +22,7 @@ export const FORMAT_INFO: Record<ImageFormat, FormatInfo> = {
   gif: { mime: "image/gif", ext: "gif", label: "GIF" },
   bmp: { mime: "image/bmp", ext: "bmp", label: "BMP" },
   tiff: { mime: "image/tiff", ext: "tiff", label: "TIFF" },
+  heic: { mime: "image/heic", ext: "heic", label: "HEIC" },
 };
 
 /** A decoded image: 8-bit RGBA, row-major, no padding. */
@@ -29,7 +34,7 @@ export interface RasterImage {
 
 /** What the header says, read before any pixel is decoded. */
 export interface ImageHeader {
-  format: ImageFormat;
+  format: InputFormat;
   width: number;
   height: number;
 }

@@ -12,7 +12,7 @@ import { GifWriter } from "omggif";
 import { PixelgateError } from "../errors.ts";
 import { ByteReader, hasAscii, invalidImage } from "./bytes.ts";
 import { FORMAT_INFO, type RasterImage } from "./formats.ts";
-import { MAX_DECODE_PIXELS } from "./limits.ts";
+import { maxPixelsFor } from "./limits.ts";
 import { quantize } from "./quantize.ts";
 import { blankImage } from "./raster.ts";
 
@@ -105,7 +105,7 @@ export function readGifHeader(bytes: Uint8Array): { width: number; height: numbe
 
 /**
  * What the screen size (readGifHeader) does not tell: the first frame, whose rows are decoded at
- * its own width before being clipped to the screen, must hold at most MAX_DECODE_PIXELS pixels,
+ * its own width before being clipped to the screen, must hold at most maxPixelsFor("gif") pixels,
  * and its image data must be there (a valid code size, a sub-block chain that ends). Cheap,
  * and called before the charge.
  */
@@ -117,10 +117,10 @@ export function assertGifFrameDecodable(bytes: Uint8Array): void {
 function firstFrameData(bytes: Uint8Array): { frame: FirstFrame; minCodeSize: number; stream: Uint8Array } {
   const frame = readFirstFrame(bytes);
   const { width, height } = frame;
-  if (width * height > MAX_DECODE_PIXELS) {
+  if (width * height > maxPixelsFor("gif")) {
     throw new PixelgateError(
       "image_too_large",
-      `The first GIF frame is ${width}x${height} (${width * height} pixels); at most ${MAX_DECODE_PIXELS} pixels can be processed.`,
+      `The first GIF frame is ${width}x${height} (${width * height} pixels); at most ${maxPixelsFor("gif")} pixels can be processed.`,
       { param: "image" },
     );
   }

@@ -6,15 +6,16 @@ import { PixelgateError } from "../errors.ts";
 import { readAvifHeader } from "./avif.ts";
 import { readBmpHeader } from "./bmp.ts";
 import { invalidImage } from "./bytes.ts";
-import { FORMAT_INFO, type ImageFormat, type ImageHeader } from "./formats.ts";
+import { FORMAT_INFO, type ImageFormat, type ImageHeader, type InputFormat } from "./formats.ts";
+import { readHeicHeader } from "./heic.ts";
 import { assertGifFrameDecodable, readGifHeader } from "./gif.ts";
 import { readJpegHeader, readJpegScans } from "./jpeg.ts";
-import { MAX_HEADER_SIDE, maxPixelsFor } from "./limits.ts";
+import { MAX_HEADER_SIDE, maxPixelsFor, maxTargetPixelsFor } from "./limits.ts";
 import { readPngHeader } from "./png.ts";
 import { assertTiffDecodable, readTiffHeader } from "./tiff.ts";
 import { assertWebpFrameDecodable, readWebpHeader } from "./webp.ts";
 
-const HEADER_READERS: Record<ImageFormat, (bytes: Uint8Array) => { width: number; height: number }> = {
+const HEADER_READERS: Record<InputFormat, (bytes: Uint8Array) => { width: number; height: number }> = {
   png: readPngHeader,
   jpeg: readJpegHeader,
   webp: readWebpHeader,
@@ -22,6 +23,7 @@ const HEADER_READERS: Record<ImageFormat, (bytes: Uint8Array) => { width: number
   gif: readGifHeader,
   bmp: readBmpHeader,
   tiff: readTiffHeader,
+  heic: readHeicHeader,
 };
 
 /**
@@ -29,7 +31,7 @@ const HEADER_READERS: Record<ImageFormat, (bytes: Uint8Array) => { width: number
  * as `format` without decoding pixels. Throws PixelgateError invalid_image when the header is
  * missing, truncated or malformed for that format.
  */
-export function readHeader(bytes: Uint8Array, format: ImageFormat): ImageHeader {
+export function readHeader(bytes: Uint8Array, format: InputFormat): ImageHeader {
   const read = HEADER_READERS[format];
   if (!read) throw new PixelgateError("unsupported_image_format", `Unknown image format "${String(format)}".`, { param: "image" });
   const { width, height } = read(bytes);
@@ -49,19 +51,18 @@ export function assertDecodable(header: ImageHeader): void {
     if (!Number.isInteger(side) || side < 1) throw invalidImage(`The ${label} header gives the image no size (${width}x${height}).`);
     if (side > MAX_HEADER_SIDE) throw invalidImage(`The ${label} header gives an impossible size (${width}x${height}).`);
   }
-  assertWithinPixelLimit(width, height, header.format, "image");
+  assertWithinPixelLimit(width, height, maxPixelsFor(header.format), `read as ${label}`, "image");
 }
 
-/** image_too_large when a width x height image is over the pixel limit for reading or writing `format`. */
-export function assertWithinPixelLimit(width: number, height: number, format: string, param: string): void {
-  const limit = maxPixelsFor(format);
+/** image_too_large when a width x height image is over the pixel limit for writing `target`. */
+export function assertWritable(width: number, height: number, target: ImageFormat): void {
+  assertWithinPixelLimit(width, height, maxTargetPixelsFor(target), `written as ${FORMAT_INFO[target].label}`, "targetFormat");
+}
+
+/** image_too_large when a width x height image has more than `limit` pixels. */
+export function assertWithinPixelLimit(width: number, height: number, limit: number, what: string, param: string): void {
   if (width * height > limit) {
-    const label = FORMAT_INFO[format as keyof typeof FORMAT_INFO]?.label ?? format;
-    throw new PixelgateError(
-      "image_too_large",
-      `The image is ${width}x${height} (${width * height} pixels); at most ${limit} pixels can be processed as ${label}.`,
-      { param },
-    );
+    throw new PixelgateError("image_too_large", `The image is ${width}x${height} (${width * height} pixels); at most ${limit} pixels can be ${what}.`, { param });
   }
 }
 
@@ -76,7 +77,7 @@ export function assertWithinPixelLimit(width: number, height: number, format: st
  *   strips or tiles inside the file, a sane strip count, each JPEG strip's size and scans.
  * - WebP: an animation's first frame on its canvas.
  */
-const STRUCTURE_CHECKS: Partial<Record<ImageFormat, (bytes: Uint8Array) => void>> = {
+const STRUCTURE_CHECKS: Partial<Record<InputFormat, (bytes: Uint8Array) => void>> = {
   jpeg: readJpegScans,
   gif: assertGifFrameDecodable,
   tiff: assertTiffDecodable,

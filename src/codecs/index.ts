@@ -8,13 +8,15 @@
 //   const image = await decodeImage(bytes, header);   // RGBA, orientation applied
 //   const out = await encodeImage(image, "webp", { quality: 70 });
 
-export { IMAGE_FORMATS, FORMAT_INFO } from "./formats.ts";
-export type { ImageFormat, FormatInfo, RasterImage, ImageHeader } from "./formats.ts";
+export { IMAGE_FORMATS, INPUT_FORMATS, FORMAT_INFO } from "./formats.ts";
+export type { ImageFormat, InputFormat, FormatInfo, RasterImage, ImageHeader } from "./formats.ts";
 export { sniffFormat } from "./sniff.ts";
-export { readHeader, assertDecodable, assertSafeToDecode, assertWithinPixelLimit } from "./header.ts";
+export { readHeader, assertDecodable, assertSafeToDecode, assertWithinPixelLimit, assertWritable } from "./header.ts";
 export { decodeImage } from "./decode.ts";
 export { encodeImage, type EncodeOptions } from "./encode.ts";
 export { readOrientation, applyOrientation, type Orientation } from "./orientation.ts";
 export { imageHasAlpha } from "./raster.ts";
-export { MAX_DECODE_PIXELS, MAX_AVIF_PIXELS, HARD_MAX_PIXELS } from "./limits.ts";
+export { stripMetadata } from "./strip-metadata.ts";
+export { isolateCodecGate, MemoryGate, type Permit } from "./memory-gate.ts";
+export { MAX_DECODE_PIXELS, MAX_AVIF_PIXELS, HARD_MAX_PIXELS, estimateCodecBytes, maxPixelsFor, maxTargetPixelsFor } from "./limits.ts";
 export { paletteSizeForQuality } from "./png.ts";

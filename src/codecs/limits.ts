@@ -1,30 +1,117 @@
-// How big an image the worker agrees to decode. Checked from the header, before any pixel is
-// decoded, because a decoded image costs width * height * 4 bytes of a 128 MB isolate and the
-// codecs need working memory on top of that.
+// How big an image the worker agrees to decode and encode, and how much memory one request is
+// expected to need. Both come from one table of measured peak bytes per pixel (docs/codecs.md,
+// `npm run bench:codecs`), so the pixel limits, the per-isolate memory gate (memory-gate.ts)
+// and the documentation cannot disagree. Checked from the header, before any pixel is decoded.
+//
+// A figure here may only change together with a measurement that backs it: a faster or leaner
+// codec path (an own WASM build decoding straight into the encoder's memory) lowers its bytes
+// per pixel, and the limits rise by themselves.
 
-/** Hard ceiling from decisions.md "Limits": 16,777,216 pixels (4096 x 4096). */
+import { INPUT_FORMATS, type ImageFormat, type InputFormat } from "./formats.ts";
+
+const MiB = 1024 * 1024;
+
+/**
+ * Bytes the isolate spends on codec work at once: a Worker isolate has 128 MB, and the V8 heap
+ * of the rest of the request (routing, JSON, the MCP server), the compiled code and the runtime
+ * need the remaining 28 MB. One request alone may use all of it; requests together share it.
+ */
+export const ISOLATE_CODEC_BUDGET = 100 * MiB;
+
+/**
+ * The most pixels any image may have, whatever the measurement allows: 24 MP for JPEG (a
+ * 6000x4000 camera photo), 4096 x 4096 for the other formats.
+ */
 export const HARD_MAX_PIXELS = 16_777_216;
+export const HARD_MAX_JPEG_PIXELS = 24_000_000;
 
 /**
- * The limit actually enforced: the largest size whose measured peak memory for one request stays
- * under 100 MB of a 128 MB isolate (npm run bench:codecs; table in the README). The worst
- * non-AVIF case, a JPEG compress, peaks at 71 MB at 4 MP and crosses 100 MB near 5.6 MP (with
- * the codecs' memory grown to what they ask for, wasm.ts; it was 80 MB and 5 MP before). The
- * limit stays at 4 MP: the request's base64 text, the V8 heap and the response are not in that
- * figure and need the remaining room.
+ * Peak bytes per pixel of one request's decode stage, by input format: the codec's memory and
+ * the RGBA raster it returns (4 B/px). Slopes between the sizes measured (4, 12 and 24 MP with
+ * the request body counted, `npm run bench:codecs` memory child; table in docs/codecs.md), so
+ * fixed costs sit in FIXED_BYTES and the upload in INPUT_BYTE_COST.
  */
-export const MAX_DECODE_PIXELS = 4_000_000;
+export const DECODE_BYTES_PER_PIXEL: Record<InputFormat, number> = {
+  jpeg: 8.6,
+  webp: 8.6,
+  png: 8.6,
+  heic: 13, // libheif holds the YCbCr planes and the RGBA image at once
+  // Not re-measured with the body counted: sized so the earlier limits below still hold.
+  avif: 33,
+  gif: 22,
+  bmp: 22,
+  tiff: 22,
+};
 
 /**
- * AVIF's codecs (libaom, dav1d) need far more working memory: converting a 4 MP image to AVIF
- * peaked at 144 MB and decoding one at 112 MB, crossing 100 MB near 2.7 MP. This cap applies to
- * AVIF input and to AVIF as a conversion target.
+ * Peak bytes per pixel of the encode stage, by target: the raster it reads (4 B/px), the
+ * encoder's copies of it (jsquash's bindings take the pixels as a std::string: a copy on the
+ * way in and one inside), its working memory and the file it writes.
  */
-export const MAX_AVIF_PIXELS = 2_000_000;
+export const ENCODE_BYTES_PER_PIXEL: Record<ImageFormat, number> = {
+  webp: 14.2,
+  jpeg: 18.5,
+  png: 12.6, // the TypeScript encoder's zlib buffers: 123 to 154 MB at 12 MP between runs
+  avif: 33,
+  // Not re-measured: sized so the earlier limits below still hold.
+  gif: 22,
+  bmp: 22,
+  tiff: 22,
+};
 
-/** The pixel limit for reading or writing `format`. */
-export function maxPixelsFor(format: string): number {
-  return format === "avif" ? MAX_AVIF_PIXELS : MAX_DECODE_PIXELS;
+/**
+ * Formats whose limits were not measured again here keep the ones measured before (2 MP for
+ * AVIF either way: 4 MP to AVIF peaked at 137 MB; 4 MP for the TypeScript GIF, BMP and TIFF
+ * codecs). A cap, never a raise.
+ */
+const EARLIER_LIMITS: Partial<Record<InputFormat, number>> = { avif: 2_000_000, gif: 4_000_000, bmp: 4_000_000, tiff: 4_000_000 };
+
+/** What every codec request costs besides its pixels and its upload: codec instances, tables. */
+export const FIXED_BYTES = 10 * MiB;
+
+/**
+ * Bytes per byte of upload at the peak: the decoded file, and what is left of the body's bytes
+ * it was decoded from (src/images/inline-body.ts); PNG adds its inflate buffer. Parsing the
+ * body as JSON first cost 3.6 (6.1 for PNG): bytes, text and parsed string all held at once.
+ */
+const INPUT_BYTE_COST: Partial<Record<InputFormat, number>> = { png: 2.5 };
+const DEFAULT_INPUT_BYTE_COST = 2;
+
+function measuredMax(format: InputFormat, bytesPerPixel: number): number {
+  const fits = Math.floor((ISOLATE_CODEC_BUDGET - FIXED_BYTES) / bytesPerPixel);
+  return Math.min(fits, EARLIER_LIMITS[format] ?? Infinity, format === "jpeg" ? HARD_MAX_JPEG_PIXELS : HARD_MAX_PIXELS);
+}
+
+/** The pixel limit for reading `format`: what its decode stage fits in the isolate's budget. */
+export function maxPixelsFor(format: InputFormat): number {
+  return measuredMax(format, DECODE_BYTES_PER_PIXEL[format]);
+}
+
+/** The pixel limit for writing `format`: what its encode stage fits in the isolate's budget. */
+export function maxTargetPixelsFor(format: ImageFormat): number {
+  return measuredMax(format, ENCODE_BYTES_PER_PIXEL[format]);
+}
+
+/** The largest pixel limit of any input format (JPEG's), for checks that apply to every format. */
+export const MAX_DECODE_PIXELS = Math.max(...INPUT_FORMATS.map(maxPixelsFor));
+export const MAX_AVIF_PIXELS = Math.min(maxPixelsFor("avif"), maxTargetPixelsFor("avif"));
+
+/**
+ * What the model tools (edit, remove-background, upscale, references) accept: the limit they
+ * were measured at before per-format limits existed. Their providers decode and re-encode in
+ * ways not measured here, so it does not rise with the codec limits.
+ */
+export const MODEL_INPUT_MAX_PIXELS = 4_000_000;
+
+/**
+ * The memory one request is expected to need at its peak, from its header and upload size: the
+ * larger of its decode and encode stages (the decoder's memory is released before the encoder
+ * starts), plus the upload's cost. What the memory gate admits against its budget. Every
+ * measured case lies at or under it (docs/codecs.md).
+ */
+export function estimateCodecBytes(pixels: number, input: InputFormat, target: ImageFormat | null, inputBytes: number): number {
+  const perPixel = Math.max(DECODE_BYTES_PER_PIXEL[input], target === null ? 0 : ENCODE_BYTES_PER_PIXEL[target]);
+  return Math.ceil(FIXED_BYTES + pixels * perPixel + inputBytes * (INPUT_BYTE_COST[input] ?? DEFAULT_INPUT_BYTE_COST));
 }
 
 /**

@@ -8,7 +8,7 @@
 // image: it reads as 1 (as stored), the same as no tag.
 
 import { ByteReader, hasAscii } from "./bytes.ts";
-import type { ImageFormat, RasterImage } from "./formats.ts";
+import type { InputFormat, RasterImage } from "./formats.ts";
 import { pixelWords } from "./raster.ts";
 
 /** EXIF orientation: 1 = as stored, 2-8 = the flips and quarter turns of the EXIF table. */
@@ -20,7 +20,7 @@ const ORIENTATION_TAG = 0x0112;
  * The EXIF orientation of the image in `bytes` (1 when absent, unreadable or out of range).
  * Reads metadata only; never decodes pixels.
  */
-export function readOrientation(bytes: Uint8Array, format: ImageFormat): Orientation {
+export function readOrientation(bytes: Uint8Array, format: InputFormat): Orientation {
   try {
     switch (format) {
       case "jpeg":

@@ -2,7 +2,8 @@
 // is not trusted; the bytes decide which decoder runs.
 
 import { hasAscii } from "./bytes.ts";
-import type { ImageFormat } from "./formats.ts";
+import type { InputFormat } from "./formats.ts";
+import { looksLikeHeic } from "./heic.ts";
 import { looksLikeAvif } from "./avif.ts";
 import { looksLikeBmp } from "./bmp.ts";
 
@@ -10,7 +11,7 @@ import { looksLikeBmp } from "./bmp.ts";
  * The format the magic bytes announce, "svg" for SVG markup (which the raster pipeline refuses,
  * so callers can say so plainly), or null for anything else.
  */
-export function sniffFormat(bytes: Uint8Array): ImageFormat | "svg" | null {
+export function sniffFormat(bytes: Uint8Array): InputFormat | "svg" | null {
   if (bytes.length >= 8 && bytes[0] === 0x89 && hasAscii(bytes, 1, "PNG\r\n\x1a\n")) return "png";
   if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return "jpeg";
   if (hasAscii(bytes, 0, "RIFF") && hasAscii(bytes, 8, "WEBP")) return "webp";
@@ -18,6 +19,7 @@ export function sniffFormat(bytes: Uint8Array): ImageFormat | "svg" | null {
   // Classic TIFF only; BigTIFF (43) is not read.
   if (hasAscii(bytes, 0, "II*\0") || hasAscii(bytes, 0, "MM\0*")) return "tiff";
   if (looksLikeAvif(bytes)) return "avif";
+  if (looksLikeHeic(bytes)) return "heic";
   if (looksLikeBmp(bytes)) return "bmp";
   if (looksLikeSvg(bytes)) return "svg";
   return null;

@@ -6,7 +6,7 @@
 
 import { PixelgateError } from "../errors.ts";
 import { ByteReader, hasAscii, invalidImage } from "./bytes.ts";
-import { MAX_DECODE_PIXELS } from "./limits.ts";
+import { maxPixelsFor } from "./limits.ts";
 
 export const TAG = {
   ImageWidth: 256,
@@ -51,7 +51,7 @@ const MAX_TIFF_ENTRIES = 1 << 20;
 
 /**
  * Strips or tiles the first image may be split into. libtiff's default strips hold about 8 KB
- * of pixels, which for the largest image we decode (MAX_DECODE_PIXELS, 8-bit RGBA) is 8192
+ * of pixels, which for the largest image we decode (maxPixelsFor("tiff"), 8-bit RGBA) is 8192
  * strips; each one costs a decoder call, so an absurd count is refused instead of paid for.
  */
 export const MAX_TIFF_CHUNKS = 16_384;
@@ -203,7 +203,7 @@ export function chunkLayout(ifd: Ifd, width: number, height: number, perChunkByt
   const chunkWidth = tiled ? first(ifd, TAG.TileWidth) : width;
   const chunkHeight = tiled ? first(ifd, TAG.TileLength) : Math.min(first(ifd, TAG.RowsPerStrip, height), height);
   if (chunkWidth < 1 || chunkHeight < 1) throw invalidImage(`The TIFF ${tiled ? "tiles have" : "strips have"} no size.`);
-  if (chunkWidth * chunkHeight > MAX_DECODE_PIXELS) throw invalidImage(`The TIFF tiles are ${chunkWidth}x${chunkHeight}, larger than any image we decode.`);
+  if (chunkWidth * chunkHeight > maxPixelsFor("tiff")) throw invalidImage(`The TIFF tiles are ${chunkWidth}x${chunkHeight}, larger than any image we decode.`);
   const across = Math.ceil(width / chunkWidth);
   const down = Math.ceil(height / chunkHeight);
   const planes = first(ifd, TAG.PlanarConfiguration, 1) === 2 ? first(ifd, TAG.SamplesPerPixel, 1) : 1;

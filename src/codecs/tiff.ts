@@ -22,7 +22,7 @@ import { PixelgateError } from "../errors.ts";
 import { ByteReader, invalidImage } from "./bytes.ts";
 import { FORMAT_INFO, type RasterImage } from "./formats.ts";
 import { encodeBaselineJpeg, jpegStreamDecoder, readJpegFrame, readJpegScans } from "./jpeg.ts";
-import { MAX_DECODE_PIXELS } from "./limits.ts";
+import { maxPixelsFor } from "./limits.ts";
 import { decompressedHere, unpackChunks, unpackedBytes } from "./tiff-compression.ts";
 import {
   TAG,
@@ -121,8 +121,8 @@ function inspectTiff(bytes: Uint8Array): TiffImage {
     const bitsPerPixel = first(ifd, TAG.BitsPerSample, 1) * samples;
     const utifBytes = Math.max(width, layout.chunkWidth) * Math.max(height, layout.chunkHeight) * (bitsPerPixel / 8);
     const rawBytes = Math.max(utifBytes, decompressedHere(compression) ? unpackedBytes(layout) : 0);
-    if (rawBytes > 4 * MAX_DECODE_PIXELS) {
-      throw new PixelgateError("image_too_large", `The TIFF's ${bitsPerPixel}-bit samples need ${Math.ceil(rawBytes)} bytes to decode; at most ${4 * MAX_DECODE_PIXELS} can be used.`, { param: "image" });
+    if (rawBytes > 4 * maxPixelsFor("tiff")) {
+      throw new PixelgateError("image_too_large", `The TIFF's ${bitsPerPixel}-bit samples need ${Math.ceil(rawBytes)} bytes to decode; at most ${4 * maxPixelsFor("tiff")} can be used.`, { param: "image" });
     }
   }
   return image;

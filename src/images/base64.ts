@@ -42,6 +42,9 @@ export function base64ExceedsDecodedSize(text: string, maxBytes: number): boolea
 
 export type Base64Result = { bytes: Uint8Array } | { malformed: string };
 
+/** Reads the character code at an index: of a string, or of text still held as bytes. */
+type CodeAt = (index: number) => number;
+
 /**
  * Decodes base64 text, or says why it is malformed. Strict about what would silently corrupt the
  * image (foreign characters, data after padding, a dangling character, mixed alphabets, wrong
@@ -49,12 +52,35 @@ export type Base64Result = { bytes: Uint8Array } | { malformed: string };
  * unused bits in the last character, which many encoders leave).
  */
 export function decodeBase64(text: string): Base64Result {
+  const codeAt: CodeAt = (i) => text.charCodeAt(i);
+  const checked = checkBase64(text.length, codeAt);
+  if ("malformed" in checked) return checked;
+  const bytes = new Uint8Array(checked.byteCount);
+  fillBytes(text.length, codeAt, bytes);
+  return { bytes };
+}
+
+/**
+ * decodeBase64 for ASCII text held as bytes (a request body), decoded into the same buffer:
+ * every 4 characters become 3 bytes written behind the read position, so no second buffer is
+ * needed. The result is a view of `text`'s start. Malformed text is left untouched.
+ */
+export function decodeBase64InPlace(text: Uint8Array): Base64Result {
+  const codeAt: CodeAt = (i) => text[i]!;
+  const checked = checkBase64(text.length, codeAt);
+  if ("malformed" in checked) return checked;
+  const bytes = text.subarray(0, checked.byteCount);
+  fillBytes(text.length, codeAt, bytes);
+  return { bytes };
+}
+
+function checkBase64(length: number, codeAt: CodeAt): { byteCount: number } | { malformed: string } {
   let chars = 0;
   let padding = 0;
   let standard = false;
   let urlSafe = false;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
+  for (let i = 0; i < length; i++) {
+    const code = codeAt(i);
     const sextet = sextetOf(code);
     if (sextet === SKIP) continue;
     if (sextet === INVALID) return { malformed: `it contains a character outside the base64 alphabet at position ${i}` };
@@ -70,13 +96,15 @@ export function decodeBase64(text: string): Base64Result {
   if (standard && urlSafe) return { malformed: "it mixes the standard (+/) and URL-safe (-_) alphabets" };
   if (chars % 4 === 1) return { malformed: "it is truncated (a dangling character that holds no whole byte)" };
   if (padding > 0 && (padding > 2 || (chars + padding) % 4 !== 0)) return { malformed: "its '=' padding does not match its length" };
+  return { byteCount: Math.floor((chars * 3) / 4) };
+}
 
-  const bytes = new Uint8Array(Math.floor((chars * 3) / 4));
+function fillBytes(length: number, codeAt: CodeAt, bytes: Uint8Array): void {
   let out = 0;
   let bits = 0;
   let bitCount = 0;
-  for (let i = 0; i < text.length && out < bytes.length; i++) {
-    const sextet = sextetOf(text.charCodeAt(i));
+  for (let i = 0; i < length && out < bytes.length; i++) {
+    const sextet = sextetOf(codeAt(i));
     if (sextet < 0) continue; // whitespace; padding only ever trails the data
     bits = ((bits << 6) | sextet) & 0xffffff;
     bitCount += 6;
@@ -85,5 +113,4 @@ export function decodeBase64(text: string): Base64Result {
       bytes[out++] = (bits >> bitCount) & 0xff;
     }
   }
-  return { bytes };
 }

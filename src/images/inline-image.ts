@@ -21,8 +21,19 @@ const MEDIA_TYPE = new RegExp(`^${TOKEN}/${TOKEN}$`);
 export function decodeDataUri(text: string, param: string): InlineImage {
   const comma = text.indexOf(",");
   if (comma < 0) throw new PixelgateError("invalid_parameter", "The data URI has no ',' before its payload.", { param });
-  const [mediaType = "", ...parameters] = text
-    .slice("data:".length, comma)
+  const declaredType = dataUriImageType(text.slice(0, comma), param);
+  const bytes = decodePayload(text.slice(comma + 1), param, "The data URI's payload");
+  return { bytes, declaredType };
+}
+
+/**
+ * The image type a data URI's header (`data:image/png;base64`, before the comma) declares, or
+ * null when it declares none. Throws unless the header is well-formed, base64 and not a
+ * non-image type; the payload is not looked at.
+ */
+export function dataUriImageType(header: string, param: string): string | null {
+  const [mediaType = "", ...parameters] = header
+    .slice("data:".length)
     .split(";")
     .map((part) => part.trim().toLowerCase());
 
@@ -37,8 +48,7 @@ export function decodeDataUri(text: string, param: string): InlineImage {
   if (!parameters.includes("base64")) {
     throw new PixelgateError("invalid_parameter", "The data URI must be base64-encoded (data:image/...;base64,...).", { param });
   }
-  const bytes = decodePayload(text.slice(comma + 1), param, "The data URI's payload");
-  return { bytes, declaredType: mediaType === "" ? null : mediaType };
+  return mediaType === "" ? null : mediaType;
 }
 
 /** Decodes bare base64 (either alphabet, whitespace and padding optional). */

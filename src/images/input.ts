@@ -4,6 +4,7 @@
 
 import { PixelgateError } from "../errors";
 import { openResult } from "../storage/results";
+import { inlineUploadOf } from "./inline-body";
 import { decodeBareBase64, decodeDataUri } from "./inline-image";
 import { fetchImage, type Fetcher } from "./url-fetch";
 import { checkImageUrl } from "./url-policy";
@@ -61,6 +62,8 @@ export async function loadImageBytes(value: unknown, options: LoadImageOptions):
   }
   const text = value.trim();
   if (text === "") throw new PixelgateError("missing_parameter", "The image is empty.", { param });
+  const spliced = inlineUploadOf(text); // decoded while the body was read (inline-body.ts)
+  if (spliced) return spliced;
 
   const kind = /^data:/i.test(text) ? "data-uri" : LOOKS_LIKE_URL.test(text) ? "url" : "base64";
   try {

@@ -1,5 +1,5 @@
 import { decodeImage, encodeImage, readHeader, sniffFormat, type RasterImage } from "../codecs";
-import { MAX_DECODE_PIXELS } from "../codecs/limits";
+import { MODEL_INPUT_MAX_PIXELS } from "../codecs/limits";
 import { rasterizeSvg } from "../svg/raster/rasterize";
 import { base64Of } from "../tools/source-image";
 
@@ -64,7 +64,7 @@ export async function previewOf(bytes: Uint8Array, maxSide = PREVIEW_MAX_SIDE): 
   try {
     if (format === "svg") return bytes.length <= MAX_SVG_PREVIEW_BYTES ? await webpPreview(rasterizeSvg(new TextDecoder().decode(bytes), maxSide)) : null;
     const header = readHeader(bytes, format);
-    if (header.width * header.height > MAX_DECODE_PIXELS) return null;
+    if (header.width * header.height > MODEL_INPUT_MAX_PIXELS) return null;
     return await webpPreview(shrinkToFit(await decodeImage(bytes, header), maxSide));
   } catch {
     return null; // a preview is a courtesy; the result itself is intact

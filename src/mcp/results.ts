@@ -37,7 +37,7 @@ async function hostedImageOf(session: McpSession, result: Record<string, unknown
     } else if (location.startsWith("data:")) {
       const { bytes } = decodeDataUri(location, "result");
       const kind = sniffFormat(bytes);
-      if (kind === null) continue;
+      if (kind === null || kind === "heic") continue; // results are never HEIC
       return { url: (await hostResult(session.env.FILES, session.baseUrl, bytes, kind)).url, bytes };
     }
   }

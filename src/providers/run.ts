@@ -79,8 +79,9 @@ async function runUpstream({ env, waitUntil }: ModelCaller, model: Model, task: 
 /** An upstream file checked from its header: a raster format we know, sensible dimensions. */
 function imageOf(bytes: Uint8Array, model: Model): ImageOutput {
   const format = sniffFormat(bytes);
-  if (format === null || format === "svg") {
-    throw new PixelgateError("upstream_error", `${model.name} returned something that is not an image.`);
+  if (format === null || format === "svg" || format === "heic") {
+    // HEIC is never an output format: a model that answers with one is not understood.
+    throw new PixelgateError("upstream_error", `${model.name} returned something that is not an image we can pass on.`);
   }
   try {
     const { width, height } = readHeader(bytes, format);

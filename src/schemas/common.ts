@@ -48,7 +48,7 @@ export function errorResponses(...codes: ErrorCode[]) {
       {
         description: list.map((code) => `\`${code}\`: ${ERROR_CATALOG[code].hint}`).join(" "),
         content: { "application/json": { schema: ErrorEnvelope } },
-        ...(status === 429 ? { headers: { "Retry-After": { schema: { type: "integer" as const }, description: "Seconds to wait." } } } : {}),
+        ...(status === 429 || status === 503 ? { headers: { "Retry-After": { schema: { type: "integer" as const }, description: "Seconds to wait." } } } : {}),
       },
     ]),
   );

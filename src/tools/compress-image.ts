@@ -1,7 +1,8 @@
 import { z } from "@hono/zod-openapi";
-import { decodeImage, encodeImage } from "../codecs";
+import { decodeImage, encodeImage, readOrientation, stripMetadata, type Permit } from "../codecs";
+import { admitCodecWork, CODEC_TOOL_ERRORS, holdingPermit } from "./codec-work";
 import { FORMAT_INFO } from "../codecs/formats";
-import { dataUri, IMAGE_INPUT_ERRORS, imageFields, kilobytes, latencySince, sourceImageOf, type SourceImage } from "./source-image";
+import { codecSourceOf, dataUri, imageFields, kilobytes, latencySince, type CodecSource } from "./source-image";
 import { requestBody } from "./request-body";
 import { defineTool } from "./types";
 
@@ -10,6 +11,7 @@ import { defineTool } from "./types";
 
 export const COMPRESS_QUALITY = { min: 1, max: 100, default: 70 } as const;
 const COMPRESS_TARGETS = ["webp", "jpeg", "png"] as const;
+type CompressTarget = (typeof COMPRESS_TARGETS)[number];
 
 function clampQuality(quality: number): number {
   return Math.min(COMPRESS_QUALITY.max, Math.max(COMPRESS_QUALITY.min, Math.round(quality)));
@@ -35,9 +37,10 @@ const CompressInput = requestBody(
 
 type CompressInput = z.infer<typeof CompressInput>;
 interface Prepared {
-  source: SourceImage;
+  source: CodecSource;
   quality: number;
-  target: (typeof COMPRESS_TARGETS)[number];
+  target: CompressTarget;
+  permit: Permit;
 }
 
 const CompressResult = z
@@ -45,7 +48,10 @@ const CompressResult = z
     image: z.string().openapi({ description: "The compressed image as a base64 data URI." }),
     originalSize: z.string().openapi({ example: "512.00 KB" }),
     compressedSize: z.string().openapi({ example: "96.25 KB" }),
-    savedPercentage: z.string().openapi({ example: "81.2%", description: "Negative when the result is larger." }),
+    savedPercentage: z.string().openapi({
+      example: "81.2%",
+      description: "`0%` when re-encoding would have grown a file of the same format and the input came back (metadata removed); negative only when a different target format came out larger.",
+    }),
     quality: z.string().openapi({ example: "70%" }),
     format: z.string().openapi({ example: "WEBP" }),
     latency: z.string(),
@@ -53,36 +59,59 @@ const CompressResult = z
   })
   .openapi("CompressResult");
 
+/**
+ * Compress never answers with a larger file in the input's own format: when re-encoding grew
+ * it (a WebP already at low quality, sent at quality 90), the input itself is the answer, with
+ * its metadata removed. Across formats (AVIF to WebP) the target is what was asked for, so the
+ * encoded file stands and the message says it grew.
+ */
+function smallestOf(source: CodecSource, encoded: Uint8Array, target: CompressTarget, quality: number): { bytes: Uint8Array; message: string } {
+  const label = FORMAT_INFO[target].label;
+  const sizes = `${kilobytes(source.bytes.length)} to ${kilobytes(encoded.length)}`;
+  if (encoded.length <= source.bytes.length) return { bytes: encoded, message: `Compressed to ${label} at quality ${quality}: ${sizes}.` };
+  const stripped = source.format === target ? stripMetadata(source.bytes, source.format, readOrientation(source.bytes, source.format)) : null;
+  if (stripped && stripped.length <= source.bytes.length) {
+    return {
+      bytes: stripped,
+      message: `Re-encoding as ${label} at quality ${quality} would have made the file larger (${sizes}), so the input is returned unchanged apart from its metadata (${kilobytes(stripped.length)}).`,
+    };
+  }
+  return { bytes: encoded, message: `Compressed to ${label} at quality ${quality}: ${sizes}; the ${FORMAT_INFO[source.format].label} input was smaller than this ${label}.` };
+}
+
 export const compressImage = defineTool({
   name: "compress_image",
   paths: { v1: "/v1/compress", playground: "/playground/compress" },
   summary: "Compress an image (1 credit)",
   description:
     "Re-encodes the image as WebP, JPEG or PNG at the given quality and reports the sizes. Metadata (EXIF, ICC) is removed; the orientation is applied first.",
-  errors: IMAGE_INPUT_ERRORS,
+  errors: CODEC_TOOL_ERRORS,
   input: () => CompressInput,
   result: () => CompressResult,
   async prepare(input: CompressInput, ctx): Promise<Prepared> {
-    return { source: await sourceImageOf(input, ctx), quality: input.quality, target: input.targetFormat };
+    const source = await codecSourceOf(input, ctx);
+    return { source, quality: input.quality, target: input.targetFormat, permit: await admitCodecWork(source, input.targetFormat, ctx) };
   },
+  release: ({ permit }) => permit.release(),
   price: () => 1,
   summarize: () => ({ model: "wasm-codecs", prompt: "" }),
-  async run({ source, quality, target }, ctx) {
-    const raster = await decodeImage(source.bytes, { format: source.format, width: source.width, height: source.height });
-    const bytes = await encodeImage(raster, target, { quality });
-    const saved = (1 - bytes.length / source.bytes.length) * 100;
-    return {
-      message: `Compressed to ${FORMAT_INFO[target].label} at quality ${quality}: ${kilobytes(source.bytes.length)} to ${kilobytes(bytes.length)}.`,
-      result: {
-        image: dataUri(bytes, FORMAT_INFO[target].mime),
-        originalSize: kilobytes(source.bytes.length),
-        compressedSize: kilobytes(bytes.length),
-        savedPercentage: `${saved.toFixed(1)}%`,
-        quality: `${quality}%`,
-        format: FORMAT_INFO[target].label,
-        latency: latencySince(ctx.startedAt),
-        cost: "$0.00",
-      },
-    };
-  },
+  run: ({ source, quality, target, permit }, ctx) =>
+    holdingPermit(permit, async () => {
+      const raster = await decodeImage(source.bytes, { format: source.format, width: source.width, height: source.height });
+      const { bytes, message } = smallestOf(source, await encodeImage(raster, target, { quality }), target, quality);
+      const saved = (1 - bytes.length / source.bytes.length) * 100;
+      return {
+        message,
+        result: {
+          image: dataUri(bytes, FORMAT_INFO[target].mime),
+          originalSize: kilobytes(source.bytes.length),
+          compressedSize: kilobytes(bytes.length),
+          savedPercentage: bytes.length === source.bytes.length ? "0%" : `${saved.toFixed(1)}%`,
+          quality: `${quality}%`,
+          format: FORMAT_INFO[target].label,
+          latency: latencySince(ctx.startedAt),
+          cost: "$0.00",
+        },
+      };
+    }),
 });

@@ -1,9 +1,10 @@
 import { z } from "@hono/zod-openapi";
-import { assertWithinPixelLimit, decodeImage, encodeImage } from "../codecs";
+import { decodeImage, encodeImage, type Permit } from "../codecs";
+import { admitCodecWork, CODEC_TOOL_ERRORS, holdingPermit } from "./codec-work";
 import { FORMAT_INFO, type ImageFormat } from "../codecs/formats";
 import { PixelgateError } from "../errors";
 import { hostResult } from "../storage/results";
-import { base64Of, dataUri, IMAGE_INPUT_ERRORS, imageFields, kilobytes, latencySince, sourceImageOf, type SourceImage } from "./source-image";
+import { base64Of, codecSourceOf, dataUri, imageFields, kilobytes, latencySince, type CodecSource } from "./source-image";
 import { requestBody } from "./request-body";
 import { defineTool, type Family } from "./types";
 
@@ -25,7 +26,7 @@ function targetOf(name: string): ImageFormat {
  * call is refused (free) and asks for a target. An explicit PNG-to-PNG is honoured: it strips
  * metadata and applies the orientation, which is work someone may want.
  */
-function defaultTargetFor(source: SourceImage): string {
+function defaultTargetFor(source: CodecSource): string {
   if (source.format === "png") {
     throw new PixelgateError("missing_parameter", "The image already is PNG: say which format to convert it to with targetFormat.", { param: "targetFormat" });
   }
@@ -57,9 +58,10 @@ function inputSchema(family: Family) {
 
 type ConvertInput = z.infer<ReturnType<typeof inputSchema>> & { responseFormat?: "url" | "b64_json" };
 interface Prepared {
-  source: SourceImage;
+  source: CodecSource;
   target: ImageFormat;
   responseFormat: "url" | "b64_json";
+  permit: Permit;
 }
 
 const common = {
@@ -94,44 +96,45 @@ export const convertFormat = defineTool({
   summary: "Convert an image to another format (1 credit)",
   description:
     "Re-encodes with fixed settings: WebP and JPEG quality 80, AVIF quality 50, TIFF JPEG-compressed, PNG lossless. PNG, WebP and AVIF keep alpha; JPEG, TIFF and BMP flatten it onto black; GIF keeps 1-bit transparency. Only the first frame of an animation is kept. EXIF, ICC profiles and the orientation tag are removed (the orientation is applied first, so the picture stays upright).",
-  errors: IMAGE_INPUT_ERRORS,
+  errors: CODEC_TOOL_ERRORS,
   input: inputSchema,
   result: (family: Family) => resultSchemas[family],
   async prepare(input: ConvertInput, ctx): Promise<Prepared> {
-    const source = await sourceImageOf(input, ctx);
+    const source = await codecSourceOf(input, ctx);
     const target = targetOf(input.targetFormat ?? defaultTargetFor(source));
-    // Writing AVIF needs more memory than reading anything else: its own, lower limit.
-    assertWithinPixelLimit(source.width, source.height, target, "targetFormat");
-    return { source, target, responseFormat: input.responseFormat ?? "url" };
+    // Each target has its own pixel limit (writing AVIF needs the most memory), then the gate.
+    return { source, target, responseFormat: input.responseFormat ?? "url", permit: await admitCodecWork(source, target, ctx) };
   },
+  release: ({ permit }) => permit.release(),
   price: () => 1,
   summarize: () => ({ model: "wasm-codecs", prompt: "" }),
-  async run({ source, target, responseFormat }, ctx) {
-    const raster = await decodeImage(source.bytes, { format: source.format, width: source.width, height: source.height });
-    const bytes = await encodeImage(raster, target);
-    const { mime, label } = FORMAT_INFO[target];
-    const common = {
-      originalFormat: source.format,
-      targetFormat: target,
-      mimeType: mime,
-      latency: latencySince(ctx.startedAt),
-      cost: "$0.00",
-    };
-    const message = `Converted ${FORMAT_INFO[source.format].label} to ${label}.`;
-    if (ctx.family === "playground") return { message, result: { imageUrl: dataUri(bytes, mime), ...common } };
-    const hosted = await hostResult(ctx.env.FILES, ctx.baseUrl, bytes, target);
-    const base64 = responseFormat === "b64_json" ? base64Of(bytes) : undefined;
-    return {
-      message,
-      result: {
-        imageUrl: hosted.url,
-        ...(base64 ? { b64_json: base64, imageBase64: base64 } : {}),
-        width: raster.width,
-        height: raster.height,
-        originalSize: kilobytes(source.bytes.length),
-        convertedSize: kilobytes(bytes.length),
-        ...common,
-      },
-    };
-  },
+  run: ({ source, target, responseFormat, permit }, ctx) =>
+    holdingPermit(permit, async () => {
+      const raster = await decodeImage(source.bytes, { format: source.format, width: source.width, height: source.height });
+      const bytes = await encodeImage(raster, target);
+      const { mime, label } = FORMAT_INFO[target];
+      const common = {
+        originalFormat: source.format,
+        targetFormat: target,
+        mimeType: mime,
+        latency: latencySince(ctx.startedAt),
+        cost: "$0.00",
+      };
+      const message = `Converted ${FORMAT_INFO[source.format].label} to ${label}.`;
+      if (ctx.family === "playground") return { message, result: { imageUrl: dataUri(bytes, mime), ...common } };
+      const hosted = await hostResult(ctx.env.FILES, ctx.baseUrl, bytes, target);
+      const base64 = responseFormat === "b64_json" ? base64Of(bytes) : undefined;
+      return {
+        message,
+        result: {
+          imageUrl: hosted.url,
+          ...(base64 ? { b64_json: base64, imageBase64: base64 } : {}),
+          width: raster.width,
+          height: raster.height,
+          originalSize: kilobytes(source.bytes.length),
+          convertedSize: kilobytes(bytes.length),
+          ...common,
+        },
+      };
+    }),
 });

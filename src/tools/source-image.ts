@@ -1,5 +1,6 @@
-import { assertDecodable, assertSafeToDecode, readHeader, sniffFormat } from "../codecs";
-import type { ImageFormat } from "../codecs/formats";
+import { assertDecodable, assertSafeToDecode, assertWithinPixelLimit, readHeader, sniffFormat } from "../codecs";
+import { MODEL_INPUT_MAX_PIXELS } from "../codecs/limits";
+import type { ImageFormat, InputFormat } from "../codecs/formats";
 import { PixelgateError, type ErrorCode } from "../errors";
 import { loadImageBytes, pickImageField, type OwnFiles } from "../images/input";
 import type { ToolContext } from "./types";
@@ -10,12 +11,15 @@ import { Buffer } from "node:buffer";
 // URL), format sniffed from magic bytes, dimensions read from the header and held to the pixel
 // limit. Pixels are decoded only later, after the reservation.
 
-export interface SourceImage {
+export interface SourceImage<Format extends InputFormat = ImageFormat> {
   bytes: Uint8Array;
-  format: ImageFormat;
+  format: Format;
   width: number;
   height: number;
 }
+
+/** An input of the codec tools (compress, convert), which also read HEIC. */
+export type CodecSource = SourceImage<InputFormat>;
 
 /** What loading and checking an input image can answer, besides the errors of every billed call. */
 export const IMAGE_INPUT_ERRORS: ErrorCode[] = ["image_too_large", "unsupported_image_format", "invalid_image", "image_fetch_failed"];
@@ -34,15 +38,33 @@ export async function sourceImageOf(body: { image?: unknown; imageBase64?: unkno
   return loadSourceImage(value, param, ownFilesOf(ctx));
 }
 
-/** One input image from a request field, checked as far as can be done without decoding it. */
+export async function codecSourceOf(body: { image?: unknown; imageBase64?: unknown }, ctx: Pick<ToolContext, "env" | "baseUrl">): Promise<CodecSource> {
+  const { value, param } = pickImageField(body);
+  return loadCodecSource(value, param, ownFilesOf(ctx));
+}
+
+/**
+ * One input image of a model tool. HEIC is refused here: the model providers take the file as
+ * it is, and none of their APIs reads HEIC.
+ */
 export async function loadSourceImage(value: unknown, param: string, ownFiles?: OwnFiles): Promise<SourceImage> {
+  const source = await loadCodecSource(value, param, ownFiles);
+  if (source.format === "heic") {
+    throw new PixelgateError("unsupported_image_format", "HEIC is read by compress and convert-format only; convert the photo to JPEG or PNG first (convert-format does it).", { param });
+  }
+  assertWithinPixelLimit(source.width, source.height, MODEL_INPUT_MAX_PIXELS, "sent to an image model tool", param);
+  return { ...source, format: source.format };
+}
+
+/** One input image from a request field, checked as far as can be done without decoding it. */
+export async function loadCodecSource(value: unknown, param: string, ownFiles?: OwnFiles): Promise<CodecSource> {
   const { bytes } = await loadImageBytes(value, { param, ownFiles });
   const format = sniffFormat(bytes);
   if (format === "svg") {
-    throw new PixelgateError("unsupported_image_format", "SVG input is not accepted; send a raster image (PNG, JPEG, WebP, AVIF, GIF, BMP or TIFF).", { param });
+    throw new PixelgateError("unsupported_image_format", "SVG input is not accepted; send a raster image (PNG, JPEG, WebP, AVIF, HEIC, GIF, BMP or TIFF).", { param });
   }
   if (format === null) {
-    throw new PixelgateError("unsupported_image_format", "The image is not PNG, JPEG, WebP, AVIF, GIF, BMP or TIFF.", { param });
+    throw new PixelgateError("unsupported_image_format", "The image is not PNG, JPEG, WebP, AVIF, HEIC, GIF, BMP or TIFF.", { param });
   }
   const header = readHeader(bytes, format);
   assertDecodable(header);

@@ -72,6 +72,11 @@ export interface ToolDefinition<Input = unknown, Prepared = unknown, Result = Re
   summarize(input: Input, prepared?: Prepared): CallSummary;
   /** The work itself, after the credits were taken. */
   run(prepared: Prepared, ctx: ToolContext): Promise<ToolOutput<Result>>;
+  /**
+   * Gives back what prepare() holds (the codec tools' memory-gate permit) when the call is
+   * refused after prepare and run never starts. run() releases it itself.
+   */
+  release?(prepared: Prepared): void;
 }
 
 /** Erases the type parameters so definitions of different shapes fit one list. */

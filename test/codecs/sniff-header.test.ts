@@ -43,8 +43,9 @@ describe("sniffFormat", () => {
     expect(sniffFormat(ftyp("mif1\0\0\0\0mif1avifmiaf"))).toBe("avif");
     expect(sniffFormat(ftyp("avis\0\0\0\0"))).toBe("avif");
     // HEIC shares the container but is not AVIF; the minor version is not a brand.
-    expect(sniffFormat(ftyp("heic\0\0\0\0mif1heic"))).toBeNull();
-    expect(sniffFormat(ftyp("heicavifmif1"))).toBeNull();
+    expect(sniffFormat(ftyp("heic\0\0\0\0mif1heic"))).toBe("heic");
+    expect(sniffFormat(ftyp("heicavifmif1"))).toBe("heic");
+    expect(sniffFormat(ftyp("mif1\0\0\0\0mif1miaf"))).toBeNull();
   });
 
   it("says svg for SVG markup, with or without prolog", () => {

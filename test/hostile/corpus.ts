@@ -13,11 +13,12 @@
 // to load the codecs' .wasm imports).
 
 import { GifWriter } from "omggif";
-import { encodeImage, type ImageFormat, type RasterImage } from "../../src/codecs/index.ts";
+import { encodeImage, type ImageFormat, type InputFormat, type RasterImage } from "../../src/codecs/index.ts";
 import { crc32 } from "../../src/codecs/crc32.ts";
 import type { ErrorCode } from "../../src/errors.ts";
 import { FAKE_IMAGE_ORIGIN } from "../input/fake-image-host.ts";
 import { prng } from "../support/prng.ts";
+import { QUADRANTS_HEIC, TURNED_HEIC } from "../fixtures/heic.ts";
 
 export type CaseGroup =
   | "empty"
@@ -52,7 +53,7 @@ export interface HostileCase extends CaseBase {
 }
 
 export interface AcceptedCase extends CaseBase {
-  expect: { status: 200; originalFormat: ImageFormat };
+  expect: { status: 200; originalFormat: InputFormat };
   /** Wall-clock budget for one call, for the inputs that exist to make the worker do extra work. */
   maxMs?: number;
   /** Smuggled payloads (script, PHP, ZIP) that must not survive into the re-encoded output. */
@@ -365,11 +366,15 @@ function jpegWithFrameSize(jpeg: Uint8Array, width: number, height: number): Uin
 }
 
 /** The AVIF `ispe` property's width/height fields, rewritten. */
-function avifWithIspe(avif: Uint8Array, width: number, height: number): Uint8Array {
-  const at = find(avif, "ispe");
-  if (at < 0) throw new Error("no ispe box in the encoder's AVIF");
-  // box type, then version+flags (4), then width (4) and height (4), big-endian.
-  return patched(avif, at + 8, concat(u32be(width), u32be(height)));
+/** Every ispe (image size) property rewritten: HEIC files may size a derived and a coded item. */
+function withIspe(heif: Uint8Array, width: number, height: number): Uint8Array {
+  let out = heif;
+  for (let at = find(heif, "ispe"); at >= 0; at = find(heif, "ispe", at + 4)) {
+    // box type, then version+flags (4), then width (4) and height (4), big-endian.
+    out = patched(out, at + 8, concat(u32be(width), u32be(height)));
+  }
+  if (out === heif) throw new Error("no ispe box in the HEIF file");
+  return out;
 }
 
 function fakeUrl(path: string): string {
@@ -384,7 +389,7 @@ export function echoUrl(bytes: Uint8Array, contentType: string): string {
 // ---------------------------------------------------------------------------------------------
 // The corpus
 
-const MIME: Record<ImageFormat, string> = {
+const MIME: Record<InputFormat, string> = {
   png: "image/png",
   jpeg: "image/jpeg",
   webp: "image/webp",
@@ -392,8 +397,14 @@ const MIME: Record<ImageFormat, string> = {
   gif: "image/gif",
   bmp: "image/bmp",
   tiff: "image/tiff",
+  heic: "image/heic",
 };
-const EXT: Record<ImageFormat, string> = { png: "png", jpeg: "jpg", webp: "webp", avif: "avif", gif: "gif", bmp: "bmp", tiff: "tiff" };
+const EXT: Record<InputFormat, string> = { png: "png", jpeg: "jpg", webp: "webp", avif: "avif", gif: "gif", bmp: "bmp", tiff: "tiff", heic: "heic" };
+
+/** Base64 text to bytes with web-standard APIs only (the corpus also runs in workerd). */
+function fromBase64(text: string): Uint8Array {
+  return Uint8Array.from(atob(text), (char) => char.charCodeAt(0));
+}
 
 /** The SVG every SVG case carries: a script element and an event handler. */
 const SVG_WITH_SCRIPT =
@@ -427,8 +438,11 @@ export async function buildCorpus(): Promise<Corpus> {
 
   // Valid files from the service's own encoders: the raw material for the damaged ones.
   const source = sourceImage();
-  const valid = {} as Record<ImageFormat, Uint8Array>;
+  const valid = {} as Record<InputFormat, Uint8Array>;
   for (const format of ["png", "jpeg", "webp", "avif", "gif", "bmp", "tiff"] as const) valid[format] = await encodeImage(source, format);
+  // Nothing here writes HEIC: a small file made by heif-enc (test/fixtures/heic.ts) stands in.
+  valid.heic = fromBase64(QUADRANTS_HEIC);
+  const heic = valid.heic;
   const { png, jpeg, webp, avif, gif, bmp } = valid;
 
   // --- empty and tiny ----------------------------------------------------------------------
@@ -458,7 +472,7 @@ export async function buildCorpus(): Promise<Corpus> {
   // --- truncated (valid encoder output, cut short) -------------------------------------------
   // The cut points: inside the header (refused before any charge) and inside the pixel data
   // (passes the header checks, so it is charged, fails at decode and is refunded).
-  const cuts: [ImageFormat, string, number, HostileCase["expect"]?][] = [
+  const cuts: [InputFormat, string, number, HostileCase["expect"]?][] = [
     ["png", "in-ihdr", 20],
     ["png", "after-ihdr", 41],
     ["png", "half", Math.floor(png.length / 2)],
@@ -482,6 +496,11 @@ export async function buildCorpus(): Promise<Corpus> {
     ["bmp", "in-info-header", 30],
     ["bmp", "half", Math.floor(bmp.length / 2)],
     ["bmp", "last-byte", bmp.length - 1],
+    ["heic", "in-ftyp", 12, UNSUPPORTED],
+    ["heic", "in-meta", 64],
+    ["heic", "half", Math.floor(heic.length / 2)],
+    // The header is whole: refused by libheif itself, after the charge, and refunded.
+    ["heic", "last-byte", heic.length - 1],
   ];
   for (const [format, where, at, expect = INVALID] of cuts) {
     bad({
@@ -513,6 +532,14 @@ export async function buildCorpus(): Promise<Corpus> {
     expect: { status: 200, originalFormat: "gif" },
   });
 
+  ok({
+    name: "heic-irot-declared-as-jpeg",
+    group: "wrong-magic",
+    why: "A HEIC turned by an irot property, sent as data:image/jpeg: sniffed as HEIC, decoded upright.",
+    ...file(fromBase64(TURNED_HEIC), "image/jpeg", "heic"),
+    expect: { status: 200, originalFormat: "heic" },
+  });
+
   // --- wrong magic --------------------------------------------------------------------------
   ok({
     name: "png-declared-as-jpeg",
@@ -526,7 +553,7 @@ export async function buildCorpus(): Promise<Corpus> {
   bad({ name: "gif-magic-png-body", group: "wrong-magic", why: "The GIF89a signature in place of a PNG's first six bytes.", ...file(concat(ascii("GIF89a"), png.subarray(6)), "image/gif", "gif"), expect: INVALID });
   bad({ name: "riff-wave", group: "wrong-magic", why: "A RIFF WAVE audio header claiming image/webp.", ...file(concat(ascii("RIFF"), u32le(36), ascii("WAVEfmt "), u32le(16), randomBytes(16, 3)), "image/webp", "wav"), expect: UNSUPPORTED });
   bad({ name: "mp4-ftyp", group: "wrong-magic", why: "An ISO-BMFF ftyp of an MP4 (isom/mp42) claiming image/avif.", ...file(concat(u32be(24), ascii("ftypisom"), u32be(512), ascii("isomiso2mp41"), u32be(8), ascii("free")), "image/avif", "mp4"), expect: UNSUPPORTED });
-  bad({ name: "heic-ftyp", group: "wrong-magic", why: "An HEIC ftyp: ISO-BMFF like AVIF, but a format we do not read.", ...file(concat(u32be(24), ascii("ftypheic"), u32be(0), ascii("mif1heic"), u32be(8), ascii("free")), "image/heic", "heic"), expect: UNSUPPORTED });
+  bad({ name: "heic-ftyp-only", group: "signature-only", why: "A HEIC ftyp box and a free box: recognised as HEIC, but there is no meta box, so no size.", ...file(concat(u32be(24), ascii("ftypheic"), u32be(0), ascii("mif1heic"), u32be(8), ascii("free")), "image/heic", "heic"), expect: INVALID });
   bad({ name: "pdf", group: "wrong-magic", why: "A PDF header claiming image/png.", ...file(ascii("%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\n%%EOF\n"), "image/png", "pdf"), expect: UNSUPPORTED });
   bad({ name: "zip", group: "wrong-magic", why: "A ZIP local file header claiming image/png.", ...file(concat(ascii("PK\x03\x04"), randomBytes(60, 5)), "image/png", "zip"), expect: UNSUPPORTED });
   bad({ name: "bigtiff", group: "wrong-magic", why: "A BigTIFF header (version 43), which is not read.", ...file(concat(ascii("II+\0"), u16le(8), u16le(0), u32le(16), u32le(0)), "image/tiff", "tiff"), expect: UNSUPPORTED });
@@ -617,7 +644,7 @@ export async function buildCorpus(): Promise<Corpus> {
   });
 
   // --- bombs and impossible sizes ------------------------------------------------------------
-  const header = (name: string, why: string, bytes: Uint8Array, format: ImageFormat, expect: HostileCase["expect"]) =>
+  const header = (name: string, why: string, bytes: Uint8Array, format: InputFormat, expect: HostileCase["expect"]) =>
     bad({ name, group: "bomb", why, ...file(bytes, MIME[format], EXT[format]), expect });
   header("png-header-50000x50000", "A PNG header claiming 50000x50000 (2.5 G pixels) in 33 bytes.", pngHeaderOnly(50_000, 50_000), "png", TOO_LARGE);
   header("png-header-65535x65535", "A PNG header claiming 65535x65535 in front of a real tiny image's data.", concat(PNG_SIGNATURE, ihdr(65_535, 65_535), png.subarray(33)), "png", TOO_LARGE);
@@ -643,9 +670,12 @@ export async function buildCorpus(): Promise<Corpus> {
     "tiff",
     TOO_LARGE,
   );
-  header("avif-ispe-65535x65535", "Our encoder's AVIF with its ispe (image size) property rewritten to 65535x65535.", avifWithIspe(avif, 65_535, 65_535), "avif", TOO_LARGE);
-  header("avif-ispe-0x0", "An AVIF whose ispe says 0x0.", avifWithIspe(avif, 0, 0), "avif", INVALID);
-  header("avif-ispe-bogus-1x1", "An AVIF whose ispe says 1x1 while the AV1 frame is 48x32: the decoder's size disagrees with the header.", avifWithIspe(avif, 1, 1), "avif", INVALID);
+  header("avif-ispe-65535x65535", "Our encoder's AVIF with its ispe (image size) property rewritten to 65535x65535.", withIspe(avif, 65_535, 65_535), "avif", TOO_LARGE);
+  header("avif-ispe-0x0", "An AVIF whose ispe says 0x0.", withIspe(avif, 0, 0), "avif", INVALID);
+  header("heic-ispe-65535x65535", "A heif-enc HEIC with its ispe rewritten to 65535x65535 (4.3 G pixels) over a 64x48 HEVC frame.", withIspe(heic, 65_535, 65_535), "heic", TOO_LARGE);
+  header("heic-ispe-0x0", "A HEIC whose ispe says 0x0.", withIspe(heic, 0, 0), "heic", INVALID);
+  header("heic-ispe-bogus-1x1", "A HEIC whose ispe says 1x1 while its HEVC frame is 64x48: libheif or the size check refuses it.", withIspe(heic, 1, 1), "heic", INVALID);
+  header("avif-ispe-bogus-1x1", "An AVIF whose ispe says 1x1 while the AV1 frame is 48x32: the decoder's size disagrees with the header.", withIspe(avif, 1, 1), "avif", INVALID);
   header(
     "gif-1x1-screen-huge-frame",
     "A 41-byte GIF with a 1x1 screen whose first frame claims 20000x20000 (400 M pixels, 24 times the limit): the header check sees the 1x1 screen, the frame decoder is asked for 400 MB of indices.",

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
-import { decodeImage, encodeImage, readHeader, sniffFormat, type ImageFormat, type RasterImage } from "../../src/codecs/index.ts";
+import { decodeImage, encodeImage, readHeader, sniffFormat, type ImageFormat, type InputFormat, type RasterImage } from "../../src/codecs/index.ts";
 import { call, withKey } from "./fixtures";
 
 // Calling the image tools as a client would, and reading back what they produced.
@@ -43,7 +43,7 @@ export async function fetchHosted(url: string, mime: string): Promise<Uint8Array
   return new Uint8Array(await response.arrayBuffer());
 }
 
-export async function decodeAny(bytes: Uint8Array): Promise<{ format: ImageFormat; image: RasterImage }> {
+export async function decodeAny(bytes: Uint8Array): Promise<{ format: InputFormat; image: RasterImage }> {
   const format = sniffFormat(bytes);
   if (format === null || format === "svg") throw new Error(`not a raster image (${format})`);
   return { format, image: await decodeImage(bytes, readHeader(bytes, format)) };

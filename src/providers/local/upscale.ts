@@ -12,7 +12,7 @@ import { premultiply, unpremultiplyInto } from "./edit/alpha.ts";
 
 /**
  * The largest output the upscaler produces: 2048 x 2048, so the everyday 512 -> 2048 (4x) and
- * 256 -> 2048 (8x) fit. That is 4.8% over the codecs' working limit (MAX_DECODE_PIXELS), which
+ * 256 -> 2048 (8x) fit. That is 4.8% over the model tools' input limit (MODEL_INPUT_MAX_PIXELS), which
  * is sized for the worst decode+encode pair (JPEG, ~80 MB at 4 MP). An upscale holds less: the
  * small source, one float32 half-pass (16.8 MB at 2048 x 512), the 16.8 MB result, then the
  * lossless PNG encode, which measured 48 MB at 4 MP including a decode (npm run bench:codecs).

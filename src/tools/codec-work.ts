@@ -1,0 +1,31 @@
+import { assertWritable, estimateCodecBytes, isolateCodecGate, type Permit } from "../codecs";
+import type { ImageFormat } from "../codecs/formats";
+import type { ErrorCode } from "../errors";
+import type { ToolContext } from "./types";
+import { IMAGE_INPUT_ERRORS, type CodecSource } from "./source-image";
+
+/** What compress and convert can answer besides every billed call's errors. */
+export const CODEC_TOOL_ERRORS: ErrorCode[] = [...IMAGE_INPUT_ERRORS, "service_busy"];
+
+// The memory side of compress and convert: before the charge, the target's own pixel limit and
+// admission by the isolate's memory gate; after it, the work runs holding that admission.
+
+/**
+ * Admits `source` -> `target` codec work, in prepare(): image_too_large when the target cannot
+ * be written at this size, service_busy (503, Retry-After) when the isolate stays full for the
+ * gate's whole wait. Both before any credit is taken. The items of one batch share their
+ * ToolContext, which makes them one group at the gate (memory-gate.ts).
+ */
+export function admitCodecWork(source: CodecSource, target: ImageFormat, ctx: ToolContext): Promise<Permit> {
+  assertWritable(source.width, source.height, target);
+  return isolateCodecGate.acquire(estimateCodecBytes(source.width * source.height, source.format, target, source.bytes.length), ctx);
+}
+
+/** Runs `work` holding `permit`, which is given back however the work ends. */
+export async function holdingPermit<T>(permit: Permit, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } finally {
+    permit.release();
+  }
+}

@@ -1,0 +1,68 @@
+// The isolate's memory gate seen from a client: compress waits while the isolate's codec budget
+// is taken and runs once it is free; when the gate cannot take it, the answer is 503
+// service_busy with Retry-After, before any charge. The test holds the budget itself, so every
+// wait ends by a release, not by the clock.
+
+import { afterEach, describe, expect, it } from "vitest";
+import { isolateCodecGate, type Permit } from "../../src/codecs/index.ts";
+import { ISOLATE_CODEC_BUDGET } from "../../src/codecs/limits.ts";
+import { gradient } from "../codecs/support";
+import { newAccount } from "../support/fixtures";
+import { balanceOf, dataUriOf, postTool, usageRows } from "../support/tool-calls";
+
+const held: Permit[] = [];
+afterEach(() => {
+  for (const permit of held.splice(0)) permit.release();
+});
+
+async function until(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 1000 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  expect(condition()).toBe(true);
+}
+
+describe("memory gate on /v1/compress", () => {
+  it("a call waits while the isolate's codec budget is taken, then runs and is charged once", async () => {
+    expect(isolateCodecGate.state.admitted).toBe(0);
+    held.push(await isolateCodecGate.acquire(ISOLATE_CODEC_BUDGET));
+    const account = await newAccount({ credits: 3 });
+    let answered = false;
+    const call = postTool("/v1/compress", account.key, { image: await dataUriOf(gradient(64, 48)) }).finally(() => (answered = true));
+    await until(() => isolateCodecGate.state.waiting === 1);
+    expect(answered).toBe(false);
+    expect(await balanceOf(account.id)).toBe(3); // waiting in prepare: nothing reserved yet
+    held.splice(0).forEach((permit) => permit.release());
+    const response = await call;
+    expect(response.status).toBe(200);
+    expect(await balanceOf(account.id)).toBe(2);
+    expect(isolateCodecGate.state).toEqual({ inUse: 0, admitted: 0, waiting: 0 });
+  });
+
+  it("a full queue answers 503 service_busy with Retry-After, free and logged", async () => {
+    held.push(await isolateCodecGate.acquire(ISOLATE_CODEC_BUDGET));
+    const queued = Array.from({ length: isolateCodecGate.options.maxWaiting }, () => isolateCodecGate.acquire(1));
+    const account = await newAccount({ credits: 3 });
+    const response = await postTool("/v1/compress", account.key, { image: await dataUriOf(gradient(64, 48)), targetFormat: "jpeg" });
+    expect(response.status).toBe(503);
+    expect(response.headers.get("Retry-After")).toBe("5");
+    const body = (await response.json()) as { error: { code: string; type: string } };
+    expect(body.error).toMatchObject({ code: "service_busy", type: "api_error" });
+    expect(await balanceOf(account.id)).toBe(3);
+    const rows = await usageRows(account.id);
+    expect(rows.map((r) => [r.tool, r.status_code, r.credits_deducted])).toEqual([["compress_image", 503, 0]]);
+    held.splice(0).forEach((permit) => permit.release());
+    for (const permit of await Promise.all(queued)) permit.release();
+    expect(isolateCodecGate.state).toEqual({ inUse: 0, admitted: 0, waiting: 0 });
+  });
+
+  it("gives the permit back when the ledger refuses the call or the whole batch (too few credits)", async () => {
+    const account = await newAccount({ credits: 0 });
+    const image = await dataUriOf(gradient(64, 48));
+    const single = await postTool("/v1/compress", account.key, { image });
+    expect(single.status).toBe(400);
+    expect(isolateCodecGate.state).toEqual({ inUse: 0, admitted: 0, waiting: 0 });
+    const batch = await postTool("/v1/batch", account.key, { requests: [{ tool: "compress_image", args: { image } }, { tool: "convert_format", args: { image, targetFormat: "webp" } }] });
+    expect(batch.status).toBe(400);
+    expect(((await batch.json()) as { error: { code: string } }).error.code).toBe("insufficient_credits");
+    expect(isolateCodecGate.state).toEqual({ inUse: 0, admitted: 0, waiting: 0 });
+  });
+});
