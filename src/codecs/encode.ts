@@ -58,15 +58,8 @@ const MAX_SIDE: Partial<Record<ImageFormat, number>> = {
  */
 export async function encodeImage(image: RasterImage, format: ImageFormat, options: EncodeOptions = {}): Promise<Uint8Array> {
   assertRaster(image);
-  const maxSide = MAX_SIDE[format];
-  if (maxSide !== undefined && (image.width > maxSide || image.height > maxSide)) {
-    throw new PixelgateError(
-      "image_too_large",
-      `${FORMAT_INFO[format].label} cannot hold a ${image.width}x${image.height} image (at most ${maxSide} pixels per side).`,
-      { param: "targetFormat" },
-    );
-  }
-  const quality = options.quality === undefined ? undefined : Math.min(100, Math.max(1, Math.round(options.quality)));
+  assertFormatHolds(image.width, image.height, format);
+  const quality = encodeQuality(options);
   try {
     return await ENCODERS[format](image, quality);
   } catch (error) {
@@ -74,4 +67,21 @@ export async function encodeImage(image: RasterImage, format: ImageFormat, optio
     const message = error instanceof Error ? error.message : String(error);
     throw new PixelgateError("internal_error", `Encoding ${FORMAT_INFO[format].label} failed: ${message}`);
   }
+}
+
+/** image_too_large when `format` cannot store a width x height image. */
+export function assertFormatHolds(width: number, height: number, format: ImageFormat): void {
+  const maxSide = MAX_SIDE[format];
+  if (maxSide !== undefined && (width > maxSide || height > maxSide)) {
+    throw new PixelgateError(
+      "image_too_large",
+      `${FORMAT_INFO[format].label} cannot hold a ${width}x${height} image (at most ${maxSide} pixels per side).`,
+      { param: "targetFormat" },
+    );
+  }
+}
+
+/** The compress quality as an integer 1-100; undefined for convert's fixed settings. */
+export function encodeQuality(options: EncodeOptions): number | undefined {
+  return options.quality === undefined ? undefined : Math.min(100, Math.max(1, Math.round(options.quality)));
 }

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { decodeImage, encodeImage } from "../codecs";
+import { recodeImage } from "../codecs";
 import { FORMAT_INFO } from "../codecs/formats";
 import { dataUri, IMAGE_INPUT_ERRORS, imageFields, kilobytes, latencySince, sourceImageOf, type SourceImage } from "./source-image";
 import { defineTool } from "./types";
@@ -66,8 +66,7 @@ export const compressImage = defineTool({
   price: () => 1,
   summarize: () => ({ model: "wasm-codecs", prompt: "" }),
   async run({ source, quality, target }, ctx) {
-    const raster = await decodeImage(source.bytes, { format: source.format, width: source.width, height: source.height });
-    const bytes = await encodeImage(raster, target, { quality });
+    const { bytes } = await recodeImage(source.bytes, { format: source.format, width: source.width, height: source.height }, target, { quality });
     const saved = (1 - bytes.length / source.bytes.length) * 100;
     return {
       message: `Compressed to ${FORMAT_INFO[target].label} at quality ${quality}: ${kilobytes(source.bytes.length)} to ${kilobytes(bytes.length)}.`,

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { assertWithinPixelLimit, decodeImage, encodeImage } from "../codecs";
+import { assertWithinPixelLimit, recodeImage } from "../codecs";
 import { FORMAT_INFO, type ImageFormat } from "../codecs/formats";
 import { hostResult } from "../storage/results";
 import { base64Of, dataUri, IMAGE_INPUT_ERRORS, imageFields, kilobytes, latencySince, sourceImageOf, type SourceImage } from "./source-image";
@@ -91,8 +91,7 @@ export const convertFormat = defineTool({
   price: () => 1,
   summarize: () => ({ model: "wasm-codecs", prompt: "" }),
   async run({ source, target, responseFormat }, ctx) {
-    const raster = await decodeImage(source.bytes, { format: source.format, width: source.width, height: source.height });
-    const bytes = await encodeImage(raster, target);
+    const { bytes, width, height } = await recodeImage(source.bytes, { format: source.format, width: source.width, height: source.height }, target);
     const { mime, label } = FORMAT_INFO[target];
     const common = {
       originalFormat: source.format,
@@ -110,8 +109,8 @@ export const convertFormat = defineTool({
       result: {
         imageUrl: hosted.url,
         ...(base64 ? { b64_json: base64, imageBase64: base64 } : {}),
-        width: raster.width,
-        height: raster.height,
+        width,
+        height,
         originalSize: kilobytes(source.bytes.length),
         convertedSize: kilobytes(bytes.length),
         ...common,

@@ -1,0 +1,121 @@
+// Pixelgate's own WASM codec build (native/*.c, built by scripts/build-wasm.sh from Debian's
+// libjpeg-turbo and libwebp sources): JPEG in, WebP or JPEG out, in one call.
+//
+// Why not jsquash here: its bindings take and return whole RGBA rasters, so a 12 MP JPEG to
+// WebP held the image as the decoder's WASM output, its JS copy, the encoder's embind copy and
+// its std::string copy (169 MB measured). This module decodes scanlines straight into the
+// encoder's YUV 4:2:0 picture (1.5 bytes a pixel), applying the EXIF orientation on the way,
+// and the input copy is freed as soon as it is decoded.
+//
+// Like the jsquash codecs (wasm.ts), each call gets a fresh instance that is dropped afterwards:
+// linear memory never shrinks, and a dropped instance also takes whatever a failed call left
+// behind. A fatal libjpeg error calls the `pg_fail` import, which throws through the WASM frames.
+
+import { PixelgateError } from "../errors.ts";
+import { invalidImage } from "./bytes.ts";
+import nativeWasm from "./native/pixelgate-codecs.wasm";
+import type { Orientation } from "./orientation.ts";
+
+export type NativeTarget = "webp" | "jpeg";
+
+/** Status codes of native/pixelgate.h. */
+const enum NativeStatus {
+  Ok = 0,
+  Unsupported = 1,
+  Invalid = 2,
+  NoMemory = 3,
+  EncodeFailed = 4,
+}
+
+interface NativeExports {
+  memory: WebAssembly.Memory;
+  _initialize(): void;
+  malloc(size: number): number;
+  pg_jpeg_to_webp(data: number, size: number, width: number, height: number, orientation: number, quality: number): number;
+  pg_jpeg_to_jpeg(data: number, size: number, width: number, height: number, orientation: number, quality: number): number;
+  pg_output_data(): number;
+  pg_output_size(): number;
+}
+
+class NativeFailure extends Error {
+  constructor(readonly status: number) {
+    super(`native codec status ${status}`);
+  }
+}
+
+/** WASI calls libc keeps references to; the binding silences every path that would reach them. */
+const ENOSYS = 52;
+const wasiStubs = {
+  fd_write: () => ENOSYS,
+  fd_seek: () => ENOSYS,
+  fd_close: () => ENOSYS,
+  environ_sizes_get: () => ENOSYS,
+  environ_get: () => ENOSYS,
+  proc_exit: (code: number) => {
+    throw new NativeFailure(code === 0 ? NativeStatus.EncodeFailed : code);
+  },
+};
+
+function instantiate(): NativeExports {
+  const instance = new WebAssembly.Instance(nativeWasm, {
+    env: {
+      pg_fail: (status: number) => {
+        throw new NativeFailure(status);
+      },
+      emscripten_notify_memory_growth: () => {},
+    },
+    wasi_snapshot_preview1: wasiStubs,
+  });
+  const exports = instance.exports as unknown as NativeExports;
+  exports._initialize();
+  return exports;
+}
+
+/**
+ * Transcodes a whole JPEG file (structure already checked: readJpegScans) of the given header
+ * size to `target`, with the EXIF orientation applied. Returns null for a valid JPEG this build
+ * does not handle (CMYK, RGB-coded), which the caller decodes the general way. Throws
+ * invalid_image for corrupt data or a size other than `width` x `height`, image_too_large when
+ * memory runs out.
+ */
+export function transcodeJpeg(
+  bytes: Uint8Array,
+  size: { width: number; height: number },
+  target: NativeTarget,
+  quality: number,
+  orientation: Orientation = 1,
+): Uint8Array | null {
+  let status: number;
+  let native: NativeExports;
+  try {
+    native = instantiate();
+    const input = native.malloc(bytes.length);
+    if (input === 0) throw new NativeFailure(NativeStatus.NoMemory);
+    new Uint8Array(native.memory.buffer, input, bytes.length).set(bytes);
+    const run = target === "webp" ? native.pg_jpeg_to_webp : native.pg_jpeg_to_jpeg;
+    // The module owns `input` from here and frees it once decoded.
+    status = run(input, bytes.length, size.width, size.height, orientation, quality);
+  } catch (error) {
+    status = error instanceof NativeFailure ? error.status : errorStatus(error);
+  }
+  switch (status) {
+    case NativeStatus.Ok:
+      // Copied out: the instance and its memory are dropped with this call.
+      return new Uint8Array(native!.memory.buffer, native!.pg_output_data(), native!.pg_output_size()).slice();
+    case NativeStatus.Unsupported:
+      return null;
+    case NativeStatus.NoMemory:
+      throw new PixelgateError("image_too_large", "The image needs more memory to convert than the worker has.", { param: "image" });
+    case NativeStatus.EncodeFailed:
+      throw new PixelgateError("internal_error", `Encoding ${target === "webp" ? "WebP" : "JPEG"} failed.`);
+    default:
+      throw invalidImage("The JPEG image could not be decoded.");
+  }
+}
+
+/** A JS-side failure inside the call: memory that could not be allocated, or a trap. */
+function errorStatus(error: unknown): number {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof RangeError || /out of memory|allocation failed/i.test(message)) return NativeStatus.NoMemory;
+  return NativeStatus.Invalid;
+}
