@@ -31,6 +31,7 @@ export interface Codecs {
   readHeader(bytes: Uint8Array, format: Format): Header;
   decodeImage(bytes: Uint8Array, header: Header): Promise<Raster>;
   encodeImage(image: Raster, format: Format, options?: { quality?: number }): Promise<Uint8Array>;
+  recodeImage(bytes: Uint8Array, header: Header, format: Format, options?: { quality?: number }): Promise<{ bytes: Uint8Array; width: number; height: number }>;
   paletteSizeForQuality(quality: number): number;
   MAX_DECODE_PIXELS: number;
   HARD_MAX_PIXELS: number;
@@ -58,6 +59,23 @@ export async function decodeBeyondLimit(bytes: Uint8Array, format: Format): Prom
   await loadCodecs(); // registers the loader hooks
   const module = (await import(pathToFileURL(path.join(REPO_ROOT, "src/codecs", file)).href)) as Record<string, (bytes: Uint8Array) => Promise<Raster>>;
   return module[name]!(bytes);
+}
+
+/**
+ * recodeImage past the pixel limit: JPEG to WebP/JPEG through our own WASM build (what
+ * recodeImage does under the limit), anything else decoded with decodeBeyondLimit and encoded.
+ */
+export async function recodeBeyondLimit(bytes: Uint8Array, header: Header, target: Format, options: { quality?: number }): Promise<{ bytes: Uint8Array; width: number; height: number }> {
+  const codecs = await loadCodecs();
+  if (header.format === "jpeg" && (target === "webp" || target === "jpeg")) {
+    const native = (await import(pathToFileURL(path.join(REPO_ROOT, "src/codecs/native.ts")).href)) as {
+      transcodeJpeg(bytes: Uint8Array, size: { width: number; height: number }, target: "webp" | "jpeg", quality: number): Uint8Array | null;
+    };
+    const out = native.transcodeJpeg(bytes, header, target, options.quality ?? 80);
+    if (out) return { bytes: out, width: header.width, height: header.height };
+  }
+  const raster = await decodeBeyondLimit(bytes, header.format);
+  return { bytes: await codecs.encodeImage(raster, target, options), width: raster.width, height: raster.height };
 }
 
 /** Registers the loader hooks (once) and imports the codec layer. */
