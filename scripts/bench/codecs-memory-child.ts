@@ -218,6 +218,9 @@ async function run(spec: MemorySpec): Promise<MemoryReport> {
   await nextTurn();
   gc!();
   base = process.memoryUsage();
+  // Samples the ticker took before this baseline counted loading (the .wasm files read in).
+  peak = { total: 0, wasm: 0, js: 0, stage: "decode" };
+  for (const key of Object.keys(stages) as Stage[]) delete stages[key];
   const rssReset = resetPeakRss();
   const rss0 = rssKb("VmRSS");
   const started = performance.now();
