@@ -27,6 +27,13 @@ static void start(j_compress_ptr co, int width, int height, int components, int 
   co->input_components = components;
   co->in_color_space = components == 1 ? JCS_GRAYSCALE : JCS_YCbCr;
   jpeg_set_defaults(co);
+  pg_jpeg_settings(co, quality);
+  jpeg_mem_dest(co, out, out_size);
+  jpeg_start_compress(co, TRUE);
+}
+
+// Quality, tables and scan layout, after jpeg_set_defaults.
+void pg_jpeg_settings(j_compress_ptr co, int quality) {
   // Not forced to baseline (8-bit) values, as in the encoder we replace: low qualities keep
   // their coarse high-frequency steps; the file is progressive (SOF2) anyway.
   int scale = jpeg_quality_scaling(quality);
@@ -35,8 +42,6 @@ static void start(j_compress_ptr co, int width, int height, int components, int 
   co->optimize_coding = TRUE;
   co->dct_method = JDCT_ISLOW;
   jpeg_simple_progression(co);
-  jpeg_mem_dest(co, out, out_size);
-  jpeg_start_compress(co, TRUE);
 }
 
 static void stream_rows(PgSource *s, j_compress_ptr co) {

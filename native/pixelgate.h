@@ -52,5 +52,11 @@ void pg_source_to_planes(PgSource *s, const PgPlanes *planes, const PgRange *ran
 void pg_range_full(PgRange *range);
 void pg_range_studio(PgRange *range);
 void pg_set_output(uint8_t *data, size_t size);
+void pg_jpeg_settings(j_compress_ptr co, int quality);
+
+#ifdef WEBP_WEBP_ENCODE_H_
+int pg_configure_webp(WebPConfig *config, float quality);
+int pg_encode_picture(WebPPicture *picture, const WebPConfig *config);
+#endif
 
 #endif

@@ -5,7 +5,7 @@
 #include "pixelgate.h"
 
 // The settings of src/codecs/webp.ts (libwebp's defaults, method 4), quality from the caller.
-static int configure(WebPConfig *config, float quality) {
+int pg_configure_webp(WebPConfig *config, float quality) {
   if (!WebPConfigInit(config)) return 0;
   config->quality = quality;
   config->method = 4;
@@ -15,7 +15,7 @@ static int configure(WebPConfig *config, float quality) {
 // `data` is taken over: freed as soon as the pixels are decoded.
 int pg_jpeg_to_webp(uint8_t *data, size_t size, int width, int height, int orientation, float quality) {
   WebPConfig config;
-  if (!configure(&config, quality)) return PG_ENCODE_FAILED;
+  if (!pg_configure_webp(&config, quality)) return PG_ENCODE_FAILED;
   PgSource source;
   int status = pg_source_open(&source, data, size, width, height, orientation);
   if (status != PG_OK) return status;
@@ -35,13 +35,18 @@ int pg_jpeg_to_webp(uint8_t *data, size_t size, int width, int height, int orien
   jpeg_destroy_decompress(&source.cinfo);
   free(data);
 
+  return pg_encode_picture(&picture, &config);
+}
+
+// Encodes and frees `picture`; the file becomes the call's output.
+int pg_encode_picture(WebPPicture *picture, const WebPConfig *config) {
   WebPMemoryWriter writer;
   WebPMemoryWriterInit(&writer);
-  picture.writer = WebPMemoryWrite;
-  picture.custom_ptr = &writer;
-  int ok = WebPEncode(&config, &picture);
-  int error = picture.error_code;
-  WebPPictureFree(&picture);
+  picture->writer = WebPMemoryWrite;
+  picture->custom_ptr = &writer;
+  int ok = WebPEncode(config, picture);
+  int error = picture->error_code;
+  WebPPictureFree(picture);
   if (!ok) {
     WebPMemoryWriterClear(&writer);
     return error == VP8_ENC_ERROR_OUT_OF_MEMORY || error == VP8_ENC_ERROR_BITSTREAM_OUT_OF_MEMORY ? PG_NO_MEMORY : PG_ENCODE_FAILED;

@@ -18,11 +18,12 @@ import { AVIF_MAX_SIDE, encodeAvif } from "./avif.ts";
 import { encodeBmp } from "./bmp.ts";
 import { FORMAT_INFO, type ImageFormat, type RasterImage } from "./formats.ts";
 import { encodeGif, GIF_MAX_SIDE } from "./gif.ts";
-import { encodeJpeg, JPEG_MAX_SIDE } from "./jpeg.ts";
+import { JPEG_DEFAULT_QUALITY, JPEG_MAX_SIDE } from "./jpeg.ts";
+import { encodeRaster } from "./native.ts";
 import { encodePng } from "./png.ts";
 import { assertRaster } from "./raster.ts";
 import { encodeTiff } from "./tiff.ts";
-import { encodeWebp, WEBP_MAX_SIDE } from "./webp.ts";
+import { WEBP_DEFAULT_QUALITY, WEBP_MAX_SIDE } from "./webp.ts";
 
 export interface EncodeOptions {
   /**
@@ -34,8 +35,10 @@ export interface EncodeOptions {
 
 const ENCODERS: Record<ImageFormat, (image: RasterImage, quality: number | undefined) => Promise<Uint8Array>> = {
   png: (image, quality) => encodePng(image, { quality }),
-  jpeg: (image, quality) => encodeJpeg(image, { quality }),
-  webp: (image, quality) => encodeWebp(image, { quality }),
+  // Our own WASM build (native.ts) takes the raster a few rows at a time; jsquash's encoders
+  // (encodeJpeg, encodeWebp) took it whole, plus two copies.
+  jpeg: async (image, quality) => encodeRaster(image, "jpeg", quality ?? JPEG_DEFAULT_QUALITY),
+  webp: async (image, quality) => encodeRaster(image, "webp", quality ?? WEBP_DEFAULT_QUALITY),
   avif: (image, quality) => encodeAvif(image, { quality }),
   gif: (image) => encodeGif(image),
   bmp: (image) => encodeBmp(image),

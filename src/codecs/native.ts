@@ -14,7 +14,9 @@
 import { PixelgateError } from "../errors.ts";
 import { invalidImage } from "./bytes.ts";
 import nativeWasm from "./native/pixelgate-codecs.wasm";
+import type { RasterImage } from "./formats.ts";
 import type { Orientation } from "./orientation.ts";
+import { imageHasAlpha } from "./raster.ts";
 
 export type NativeTarget = "webp" | "jpeg";
 
@@ -33,6 +35,9 @@ interface NativeExports {
   malloc(size: number): number;
   pg_jpeg_to_webp(data: number, size: number, width: number, height: number, orientation: number, quality: number): number;
   pg_jpeg_to_jpeg(data: number, size: number, width: number, height: number, orientation: number, quality: number): number;
+  pg_raster_begin(webp: number, width: number, height: number, alpha: number, quality: number, batchRows: number): number;
+  pg_raster_rows(rows: number): void;
+  pg_raster_end(): number;
   pg_output_data(): number;
   pg_output_size(): number;
 }
@@ -85,16 +90,54 @@ export function transcodeJpeg(
   quality: number,
   orientation: Orientation = 1,
 ): Uint8Array | null {
-  let status: number;
-  let native: NativeExports;
-  try {
-    native = instantiate();
+  return runNative(target, (native) => {
     const input = native.malloc(bytes.length);
     if (input === 0) throw new NativeFailure(NativeStatus.NoMemory);
     new Uint8Array(native.memory.buffer, input, bytes.length).set(bytes);
     const run = target === "webp" ? native.pg_jpeg_to_webp : native.pg_jpeg_to_jpeg;
     // The module owns `input` from here and frees it once decoded.
-    status = run(input, bytes.length, size.width, size.height, orientation, quality);
+    return run(input, bytes.length, size.width, size.height, orientation, quality);
+  });
+}
+
+/** Rows copied into WASM memory per call: small next to any image, even (2x2 chroma cells). */
+const RASTER_BATCH_ROWS = 16;
+
+/**
+ * Encodes an RGBA raster held in JavaScript as WebP (alpha kept when any pixel is not opaque)
+ * or JPEG (flattened onto black), copying it into WASM memory a few rows at a time, so the
+ * encoder's memory holds its own picture (YUV planes, or the JPEG coefficients) and not a second
+ * copy of the raster.
+ */
+export function encodeRaster(image: RasterImage, target: NativeTarget, quality: number): Uint8Array {
+  const { width, height, data } = image;
+  const alpha = target === "webp" && imageHasAlpha(image);
+  const rowBytes = width * 4;
+  const out = runNative(target, (native) => {
+    const rows = native.pg_raster_begin(target === "webp" ? 1 : 0, width, height, alpha ? 1 : 0, quality, RASTER_BATCH_ROWS);
+    if (rows === 0) throw new NativeFailure(NativeStatus.NoMemory);
+    for (let y = 0; y < height; y += RASTER_BATCH_ROWS) {
+      const n = Math.min(RASTER_BATCH_ROWS, height - y);
+      // A fresh view each time: a memory growth replaces the buffer.
+      new Uint8Array(native.memory.buffer, rows, n * rowBytes).set(data.subarray(y * rowBytes, (y + n) * rowBytes));
+      native.pg_raster_rows(n);
+    }
+    return native.pg_raster_end();
+  });
+  if (!out) throw new PixelgateError("internal_error", "The native encoder refused a raster.");
+  return out;
+}
+
+/**
+ * Runs `call` on a fresh instance and maps its status: the output copied out of WASM memory,
+ * null for PG_UNSUPPORTED, a PixelgateError otherwise.
+ */
+function runNative(target: NativeTarget, call: (native: NativeExports) => number): Uint8Array | null {
+  let status: number;
+  let native: NativeExports | undefined;
+  try {
+    native = instantiate();
+    status = call(native);
   } catch (error) {
     status = error instanceof NativeFailure ? error.status : errorStatus(error);
   }
