@@ -107,8 +107,8 @@ export interface ServiceSettings {
 }
 
 /**
- * Reads the settings from the codec sources. AVIF_SPEED is exported; the WebP method and the
- * JPEG progressive flag live inside unexported option builders, so they are read from the source
+ * Reads the settings from the codec sources. AVIF_SPEED is exported; the WebP method (in our
+ * native binding's C) and the JPEG progressive flag live inside option builders, so they are read from the source
  * text (with the values at the time of writing as fallback) rather than copied here, where they
  * would silently drift when src/codecs changes.
  */
@@ -117,7 +117,7 @@ export async function serviceSettings(codecs: Codecs): Promise<ServiceSettings> 
   const avif = (await import(pathToFileURL(path.join(REPO_ROOT, "src/codecs/avif.ts")).href)) as { AVIF_SPEED?: number };
   const avifSpeed = avif.AVIF_SPEED ?? 8;
   sources.push(avif.AVIF_SPEED === undefined ? "avif speed: AVIF_SPEED not exported, assumed 8" : "avif speed: AVIF_SPEED (src/codecs/avif.ts)");
-  const webpMethod = fromSource("src/codecs/webp.ts", /\bmethod:\s*(\d+)/, "webp method", 4, sources);
+  const webpMethod = fromSource("native/webp_sink.c", /->method\s*=\s*(\d+)/, "webp method", 4, sources);
   const progressive = fromSource("src/codecs/jpeg.ts", /\bprogressive:\s*(true|false)/, "jpeg progressive", 1, sources);
   const png = (await import(pathToFileURL(path.join(REPO_ROOT, "src/codecs/png.ts")).href)) as { PNG_LEVEL_PHOTO: number; PNG_LEVEL_FLAT: number };
   sources.push(`png zlib level: ${png.PNG_LEVEL_PHOTO} for photographic rows, ${png.PNG_LEVEL_FLAT} for palettes (src/codecs/png.ts)`);
