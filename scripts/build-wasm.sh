@@ -21,11 +21,11 @@ mkdir -p "$WORK" "$(dirname "$OUT")"
 cd "$WORK"
 
 # Source packages (Debian bookworm versions; the .dsc files name the tarballs).
-PACKAGES="libjpeg-turbo=1:2.1.5-2 libwebp=1.2.4-0.2+deb12u1"
+PACKAGES="libjpeg-turbo=1:2.1.5-2 libwebp=1.2.4-0.2+deb12u1 libspng=0.7.3-3 zlib=1:1.2.13.dfsg-1"
 # shellcheck disable=SC2086
 apt-get source --download-only $PACKAGES >/dev/null
 sha256sum -c "$REPO/native/sources.sha256"
-for dsc in libjpeg-turbo_*.dsc libwebp_*.dsc; do
+for dsc in libjpeg-turbo_*.dsc libwebp_*.dsc libspng_*.dsc zlib_*.dsc; do
   dir=$(basename "$dsc" .dsc | sed 's/_\([^-]*\)-.*/-\1/')
   [ -d "$dir" ] || dpkg-source --no-check -x "$dsc" >/dev/null # applies Debian's patches
 done
@@ -53,12 +53,19 @@ WEBP_SOURCES=$(cd "$WEBP" && ls src/enc/*.c src/dsp/*.c src/utils/*.c sharpyuv/*
 
 # Standalone WASM (WASI-style imports, no JS glue: src/codecs/native.ts instantiates it), memory
 # grown exactly as malloc asks, no filesystem, no threads. pg_fail is our import (pixelgate.h).
-LDFLAGS="--no-entry -sSTANDALONE_WASM -sFILESYSTEM=0 -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=1mb -sTOTAL_STACK=256kb -sERROR_ON_UNDEFINED_SYMBOLS=0 -sEXPORTED_FUNCTIONS=_malloc,_free,_pg_jpeg_to_webp,_pg_jpeg_to_jpeg,_pg_raster_begin,_pg_raster_rows,_pg_raster_end,_pg_output_data,_pg_output_size"
+LDFLAGS="--no-entry -sSTANDALONE_WASM -sFILESYSTEM=0 -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=1mb -sTOTAL_STACK=256kb -sERROR_ON_UNDEFINED_SYMBOLS=0 -sEXPORTED_FUNCTIONS=_malloc,_free,_pg_jpeg_to_webp,_pg_jpeg_to_jpeg,_pg_raster_begin,_pg_raster_rows,_pg_raster_end,_pg_png_to,_pg_output_data,_pg_output_size"
+
+# zlib (libspng inflates PNG data with it; its encoder side links deflate too) and libspng,
+# compiled directly.
+# SPNG_DISABLE_OPT: libspng's x86 filter code targets SSE2/SSSE3 by attribute, not WebAssembly.
+ZLIB=$WORK/zlib-1.2.13.dfsg
+SPNG=$WORK/libspng-0.7.3
+PNG_SOURCES="$ZLIB/adler32.c $ZLIB/crc32.c $ZLIB/inffast.c $ZLIB/inflate.c $ZLIB/inftrees.c $ZLIB/zutil.c $ZLIB/deflate.c $ZLIB/trees.c $SPNG/spng/spng.c"
 
 cd "$REPO"
 # shellcheck disable=SC2086
-emcc $CFLAGS -o "$OUT" -I"$JPEG" -I"$JPEG/build" -I"$WEBP" -I"$WEBP/src" \
-  native/*.c $(for f in $WEBP_SOURCES; do printf '%s ' "$WEBP/$f"; done) "$JPEG/build/libjpeg.a" $LDFLAGS
+emcc $CFLAGS -DSPNG_STATIC -DSPNG_DISABLE_OPT -o "$OUT" -I"$JPEG" -I"$JPEG/build" -I"$WEBP" -I"$WEBP/src" -I"$ZLIB" -I"$SPNG/spng" \
+  native/*.c $PNG_SOURCES $(for f in $WEBP_SOURCES; do printf '%s ' "$WEBP/$f"; done) "$JPEG/build/libjpeg.a" $LDFLAGS
 
 EMCC_VERSION=$(emcc --version | head -1) CFLAGS=$CFLAGS LDFLAGS=$LDFLAGS \
   PATH="$REPO/node_modules/node/bin:$PATH" node "$REPO/scripts/native-manifest.ts" write

@@ -38,6 +38,7 @@ interface NativeExports {
   pg_raster_begin(webp: number, width: number, height: number, alpha: number, quality: number, batchRows: number): number;
   pg_raster_rows(rows: number): void;
   pg_raster_end(): number;
+  pg_png_to(webp: number, width: number, height: number, quality: number): number;
   pg_output_data(): number;
   pg_output_size(): number;
 }
@@ -61,17 +62,29 @@ const wasiStubs = {
   },
 };
 
-function instantiate(): NativeExports {
+/**
+ * A fresh instance. `file`: what the module's pg_read import hands out, in the pieces it asks
+ * for (the PNG path reads its input that way instead of from a copy in WASM memory).
+ */
+function instantiate(file?: Uint8Array): NativeExports {
+  let exports: NativeExports | undefined;
+  let offset = 0;
   const instance = new WebAssembly.Instance(nativeWasm, {
     env: {
       pg_fail: (status: number) => {
         throw new NativeFailure(status);
       },
+      pg_read: (dst: number, length: number): number => {
+        if (!file || offset + length > file.length) return 0;
+        new Uint8Array(exports!.memory.buffer, dst, length).set(file.subarray(offset, offset + length));
+        offset += length;
+        return 1;
+      },
       emscripten_notify_memory_growth: () => {},
     },
     wasi_snapshot_preview1: wasiStubs,
   });
-  const exports = instance.exports as unknown as NativeExports;
+  exports = instance.exports as unknown as NativeExports;
   exports._initialize();
   return exports;
 }
@@ -98,6 +111,16 @@ export function transcodeJpeg(
     // The module owns `input` from here and frees it once decoded.
     return run(input, bytes.length, size.width, size.height, orientation, quality);
   });
+}
+
+/**
+ * Re-encodes a whole PNG file of the given header size as `target` (WebP keeps alpha, JPEG
+ * flattens onto black), decoding it a row at a time. Returns null for what this path leaves to
+ * the TypeScript decoder (interlaced files); throws invalid_image for damaged data or a size
+ * other than the header's, image_too_large when memory runs out.
+ */
+export function transcodePng(bytes: Uint8Array, size: { width: number; height: number }, target: NativeTarget, quality: number): Uint8Array | null {
+  return runNative(target, (native) => native.pg_png_to(target === "webp" ? 1 : 0, size.width, size.height, quality), bytes);
 }
 
 /** Rows copied into WASM memory per call: small next to any image, even (2x2 chroma cells). */
@@ -132,11 +155,11 @@ export function encodeRaster(image: RasterImage, target: NativeTarget, quality: 
  * Runs `call` on a fresh instance and maps its status: the output copied out of WASM memory,
  * null for PG_UNSUPPORTED, a PixelgateError otherwise.
  */
-function runNative(target: NativeTarget, call: (native: NativeExports) => number): Uint8Array | null {
+function runNative(target: NativeTarget, call: (native: NativeExports) => number, file?: Uint8Array): Uint8Array | null {
   let status: number;
   let native: NativeExports | undefined;
   try {
-    native = instantiate();
+    native = instantiate(file);
     status = call(native);
   } catch (error) {
     status = error instanceof NativeFailure ? error.status : errorStatus(error);
@@ -152,7 +175,7 @@ function runNative(target: NativeTarget, call: (native: NativeExports) => number
     case NativeStatus.EncodeFailed:
       throw new PixelgateError("internal_error", `Encoding ${target === "webp" ? "WebP" : "JPEG"} failed.`);
     default:
-      throw invalidImage("The JPEG image could not be decoded.");
+      throw invalidImage("The image could not be decoded.");
   }
 }
 

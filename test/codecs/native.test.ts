@@ -3,12 +3,12 @@
 
 import { describe, expect, it } from "vitest";
 import { applyOrientation, decodeImage, encodeImage, readHeader, recodeImage, type RasterImage } from "../../src/codecs/index.ts";
-import { transcodeJpeg } from "../../src/codecs/native.ts";
+import { transcodeJpeg, transcodePng } from "../../src/codecs/native.ts";
 import type { Orientation } from "../../src/codecs/orientation.ts";
 import { sourceImageOf } from "../../src/tools/source-image.ts";
 import { newAccount } from "../support/fixtures";
 import { balanceOf, bytesOfDataUri, dataUriOf, postTool } from "../support/tool-calls";
-import { exifApp1, gradient, meanDiff, pixelAt, pixelgateError, quadrants, withJpegSegments } from "./support.ts";
+import { exifApp1, gradient, gradientWithAlpha, handPng, meanDiff, pixelAt, pixelgateError, quadrants, withJpegSegments } from "./support.ts";
 
 /** Quadrants with a gradient inside, so every flip and turn is told apart and tone is tested. */
 function scene(width: number, height: number): RasterImage {
@@ -90,6 +90,53 @@ describe("transcodeJpeg", () => {
       const shown = await decoded(out.bytes, format);
       expect([shown.width, shown.height]).toEqual([20, 40]);
     }
+  });
+});
+
+describe("transcodePng", () => {
+  for (const [name, source] of [["opaque", scene(67, 41)], ["with alpha", gradientWithAlpha(67, 41)]] as const) {
+    it(`${name}: WebP and JPEG as close to the PNG's pixels as the general path gets`, async () => {
+      const png = await encodeImage(source, "png");
+      const header = readHeader(png, "png");
+      for (const target of ["webp", "jpeg"] as const) {
+        const out = transcodePng(png, header, target, 90)!;
+        const shown = await decoded(out, target);
+        const general = await decoded(await encodeImage(await decodeImage(png, header), target, { quality: 90 }), target);
+        expect([shown.width, shown.height]).toEqual([67, 41]);
+        expect(meanDiff(general, shown), target).toBeLessThan(1.5);
+        // WebP keeps alpha exactly where the PNG has it; JPEG flattens onto black.
+        if (target === "webp") expect(pixelAt(shown, 40, 5)[3]).toBe(pixelAt(source, 40, 5)[3]);
+      }
+    });
+  }
+
+  it("reads 16-bit, grey and palette layouts like the TypeScript decoder", async () => {
+    const layouts = [
+      { colorType: 2, bitDepth: 16, sample: (x: number, y: number) => [x * 1000, y * 2000, 30000] },
+      { colorType: 0, bitDepth: 8, sample: (x: number, y: number) => [(x * 7 + y) & 255] },
+    ] as const;
+    for (const layout of layouts) {
+      const png = await handPng({ width: 23, height: 9, ...layout });
+      const header = readHeader(png, "png");
+      const general = await decodeImage(png, header);
+      const shown = await decoded(transcodePng(png, header, "webp", 100)!, "webp");
+      expect(meanDiff(general, shown), `colour type ${layout.colorType}`).toBeLessThan(3);
+    }
+  });
+
+  it("leaves interlaced files to the TypeScript decoder (null), and recodeImage still answers", async () => {
+    const png = await handPng({ width: 20, height: 12, colorType: 2, bitDepth: 8, interlaced: true, sample: (x, y) => [x * 10, y * 20, 90] });
+    const header = readHeader(png, "png");
+    expect(transcodePng(png, header, "webp", 80)).toBeNull();
+    const out = await recodeImage(png, header, "webp", { quality: 80 });
+    expect([out.width, out.height]).toEqual([20, 12]);
+  });
+
+  it("answers invalid_image for pixel data cut short or a size other than the header's", async () => {
+    const png = await encodeImage(scene(64, 48), "png");
+    const header = readHeader(png, "png");
+    expect((await pixelgateError(() => transcodePng(png.subarray(0, png.length >> 1), header, "webp", 80))).code).toBe("invalid_image");
+    expect((await pixelgateError(() => transcodePng(png, { width: 48, height: 64 }, "jpeg", 80))).code).toBe("invalid_image");
   });
 });
 
