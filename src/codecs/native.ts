@@ -1,11 +1,12 @@
 // Pixelgate's own WASM codec build (native/*.c, built by scripts/build-wasm.sh from Debian's
-// libjpeg-turbo and libwebp sources): JPEG in, WebP or JPEG out, in one call.
+// libjpeg-turbo, libwebp, libspng and zlib sources; docs/native-codecs.md): WebP and JPEG out,
+// from a JPEG or PNG file in one call, or from an RGBA raster held in JavaScript.
 //
 // Why not jsquash here: its bindings take and return whole RGBA rasters, so a 12 MP JPEG to
 // WebP held the image as the decoder's WASM output, its JS copy, the encoder's embind copy and
-// its std::string copy (169 MB measured). This module decodes scanlines straight into the
-// encoder's YUV 4:2:0 picture (1.5 bytes a pixel), applying the EXIF orientation on the way,
-// and the input copy is freed as soon as it is decoded.
+// its std::string copy (171 MB measured). This module decodes scanlines (JPEG) or rows (PNG)
+// straight into the encoder's picture (YUV 4:2:0, 1.5 bytes a pixel, for WebP), applying the
+// EXIF orientation on the way; a raster is copied in 16 rows at a time.
 //
 // Like the jsquash codecs (wasm.ts), each call gets a fresh instance that is dropped afterwards:
 // linear memory never shrinks, and a dropped instance also takes whatever a failed call left
