@@ -40,6 +40,10 @@ int pg_source_open(PgSource *s, const uint8_t *data, size_t size, int width, int
     default: return PG_UNSUPPORTED;
   }
   s->cinfo.dct_method = JDCT_ISLOW;
+  // Chroma is averaged back over 2x2 cells by every consumer (our planes, libjpeg's encoder):
+  // replicating samples instead of libjpeg's "fancy" interpolation gives back the file's own
+  // chroma exactly for 4:2:0 input, and costs less.
+  s->cinfo.do_fancy_upsampling = FALSE;
   s->orientation = orientation >= 1 && orientation <= 8 ? orientation : 1;
   jpeg_start_decompress(&s->cinfo);
   int turned = s->orientation >= 5;
