@@ -3,6 +3,7 @@
 
 import { describe, expect, it } from "vitest";
 import { applyOrientation, decodeImage, encodeImage, readHeader, recodeImage, type RasterImage } from "../../src/codecs/index.ts";
+import { encodeBaselineJpeg } from "../../src/codecs/jpeg.ts";
 import { transcodeJpeg, transcodePng } from "../../src/codecs/native.ts";
 import type { Orientation } from "../../src/codecs/orientation.ts";
 import { sourceImageOf } from "../../src/tools/source-image.ts";
@@ -59,6 +60,16 @@ describe("transcodeJpeg", () => {
     const general = await decoded(await encodeImage(await decodeImage(jpeg, readHeader(jpeg, "jpeg")), "webp", { quality: 80 }), "webp");
     const native = await decoded(transcodeJpeg(jpeg, { width: 128, height: 96 }, "webp", 80)!, "webp");
     expect(meanDiff(general, native)).toBeLessThan(2);
+  });
+
+  it("streams a baseline JPEG (no whole-image buffer on the way in) as faithfully as a progressive one", async () => {
+    const stored = scene(96, 64);
+    for (const jpeg of [await encodeBaselineJpeg(stored, 92), await encodeImage(stored, "jpeg", { quality: 92 })]) {
+      const header = readHeader(jpeg, "jpeg");
+      const general = await decoded(await encodeImage(await decodeImage(jpeg, header), "jpeg", { quality: 85 }), "jpeg");
+      const native = await decoded(transcodeJpeg(jpeg, header, "jpeg", 85)!, "jpeg");
+      expect(meanDiff(stored, native)).toBeLessThan(meanDiff(stored, general) * 1.2 + 0.5);
+    }
   });
 
   it("refuses a size other than the header's before decoding", async () => {
