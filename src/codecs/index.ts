@@ -7,8 +7,8 @@
 //   assertSafeToDecode(bytes, header);            // scan counts, frames, TIFF structure
 //   const image = await decodeImage(bytes, header);   // RGBA, orientation applied
 //   const out = await encodeImage(image, "webp", { quality: 70 });
-//   const same = await recodeImage(bytes, header, "webp", { quality: 70 }); // both in one step,
-//                                                 // JPEG to WebP/JPEG without an RGBA raster
+//   const same = await recodeImage(bytes, header, "webp", { quality: 70 }); // both in one step;
+//                                    // JPEG or PNG to WebP/JPEG without an RGBA raster (native.ts)
 
 export { IMAGE_FORMATS, FORMAT_INFO } from "./formats.ts";
 export type { ImageFormat, FormatInfo, RasterImage, ImageHeader } from "./formats.ts";
