@@ -41,6 +41,12 @@ const BROWSER_PROJECT: TestProjectInlineConfiguration = {
   },
 };
 
+// Checks of committed build artefacts (the native WASM manifest), in plain Node: they read files.
+const NATIVE_PROJECT: TestProjectInlineConfiguration = {
+  extends: false,
+  test: { name: "native", include: ["test/native/**/*.test.ts"], environment: "node" },
+};
+
 // Tests run inside workerd with real D1, R2 and Durable Objects (wrangler.toml bindings).
 // Only what lies outside the service is faked, and only at the HTTP boundary: upstream model
 // providers by HTTP servers the tests start, public image hosts by the outbound service below.
@@ -76,10 +82,10 @@ export default defineConfig(async () => {
     test: {
       name: "workerd",
       include: ["test/**/*.test.ts"],
-      exclude: [...configDefaults.exclude, "test/cli/**", "test/browser/**"],
+      exclude: [...configDefaults.exclude, "test/cli/**", "test/browser/**", "test/native/**"],
       setupFiles: ["./test/setup/apply-migrations.ts"],
       testTimeout: 30_000,
     },
   };
-  return { test: { projects: [workerd, CLI_PROJECT, BROWSER_PROJECT] } };
+  return { test: { projects: [workerd, CLI_PROJECT, BROWSER_PROJECT, NATIVE_PROJECT] } };
 });

@@ -9,6 +9,7 @@
 //   npm run bench:codecs -- --no-timing       peak memory only
 //   npm run bench:codecs -- --no-fixed-cost   without the end-to-end tiny compress (which starts
 //                                             a local server unless one answers at PIXELGATE_URL)
+//   npm run bench:codecs -- --cases webp-q70-whole,jpeg-q70   only these case ids
 //
 // Time: for each case, the median of N runs of the service's codec call and of sharp at equal
 // settings (see bench/codecs-cases.ts), run alternately in this process; N follows a time budget
@@ -43,10 +44,12 @@ interface Flags {
   memory: boolean;
   timing: boolean;
   fixedCost: boolean;
+  /** Case ids to run; empty: all. */
+  cases: string[];
 }
 
 function parseFlags(argv: string[]): Flags {
-  const flags: Flags = { sizes: DEFAULT_SIZES, quick: false, memory: true, timing: true, fixedCost: true };
+  const flags: Flags = { sizes: DEFAULT_SIZES, quick: false, memory: true, timing: true, fixedCost: true, cases: [] };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === "--quick") flags.quick = true;
@@ -57,7 +60,9 @@ function parseFlags(argv: string[]): Flags {
       const list = arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : (argv[++i] ?? "");
       flags.sizes = list.split(",").map(Number);
       if (flags.sizes.some((s) => !(s > 0 && s <= 64))) throw new Error(`--sizes wants megapixel counts such as 0.25,1,4,12, not "${list}"`);
-    } else throw new Error(`unknown option ${arg} (use --quick, --sizes 0.25,1, --no-memory, --no-timing, --no-fixed-cost)`);
+    } else if (arg === "--cases" || arg.startsWith("--cases=")) {
+      flags.cases = (arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : (argv[++i] ?? "")).split(",").filter(Boolean);
+    } else throw new Error(`unknown option ${arg} (use --quick, --sizes 0.25,1, --no-memory, --no-timing, --no-fixed-cost, --cases id,id)`);
   }
   return flags;
 }
@@ -118,9 +123,14 @@ function inputPath(dir: string, megapixels: number, kind: InputKind): string {
   return path.join(dir, `${megapixels}mp.${kind}`);
 }
 
-async function timeSize(inputs: SizeInputs, codecs: Codecs, settings: ServiceSettings, options: TimingOptions, problems: string[]): Promise<TimingResult[]> {
+/** The cases `--cases` selects (all when it is empty). */
+function selected<C extends TimingCase>(cases: C[], ids: string[]): C[] {
+  return ids.length ? cases.filter((c) => ids.includes(c.id)) : cases;
+}
+
+async function timeSize(inputs: SizeInputs, codecs: Codecs, settings: ServiceSettings, options: TimingOptions, problems: string[], ids: string[]): Promise<TimingResult[]> {
   const results: TimingResult[] = [];
-  const cases: TimingCase[] = [...ENCODE_CASES, ...DECODE_CASES];
+  const cases: TimingCase[] = selected([...ENCODE_CASES, ...DECODE_CASES], ids);
   for (const c of cases) {
     let result: TimingResult;
     try {
@@ -138,9 +148,9 @@ async function timeSize(inputs: SizeInputs, codecs: Codecs, settings: ServiceSet
   return results;
 }
 
-async function memorySize(inputs: SizeInputs, dir: string, problems: string[]): Promise<MemoryRow[]> {
+async function memorySize(inputs: SizeInputs, dir: string, problems: string[], ids: string[]): Promise<MemoryRow[]> {
   const rows: MemoryRow[] = [];
-  for (const c of MEMORY_CASES) {
+  for (const c of selected(MEMORY_CASES, ids)) {
     const report = await measureMemory({
       id: c.id,
       inputPath: inputPath(dir, inputs.megapixels, c.input),
@@ -224,8 +234,8 @@ async function main(): Promise<number> {
       log(`${megapixels} MP: generating the inputs`);
       const inputs = await prepareSize(megapixels, codecs, dir);
       options.warmUp = index === 0; // WASM code is tiered up once per process, not per size
-      if (flags.timing) timing.push(...(await timeSize(inputs, codecs, settings, options, problems)));
-      if (flags.memory) memory.push(...(await memorySize(inputs, dir, problems)));
+      if (flags.timing) timing.push(...(await timeSize(inputs, codecs, settings, options, problems, flags.cases)));
+      if (flags.memory) memory.push(...(await memorySize(inputs, dir, problems, flags.cases)));
       gc();
     }
   } finally {

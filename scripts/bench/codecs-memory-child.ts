@@ -3,8 +3,8 @@
 //
 //   node --expose-gc scripts/bench/codecs-memory-child.ts '<MemorySpec as JSON>'
 //
-// It runs the tool's path exactly: sniff and read the header of the uploaded bytes, decodeImage,
-// then encodeImage with the case's quality. What is counted ("peak"), sampled all along:
+// It runs the tool's path exactly: sniff and read the header of the uploaded bytes, then
+// recodeImage with the case's quality (or, with path "general", decodeImage then encodeImage). What is counted ("peak"), sampled all along:
 //   WASM linear memory  the byteLength of every codec instance's Memory that is still alive,
 //                       found by wrapping WebAssembly.Instance (wasm.ts creates one per call);
 //   JS ArrayBuffers     process.memoryUsage().arrayBuffers above the baseline taken just before
@@ -29,7 +29,7 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { decodeBeyondLimit, loadCodecs, REPO_ROOT, type Format } from "./codecs-service.ts";
+import { decodeBeyondLimit, loadCodecs, recodeBeyondLimit, REPO_ROOT, type Format } from "./codecs-service.ts";
 
 export interface MemorySpec {
   id: string;
@@ -43,9 +43,15 @@ export interface MemorySpec {
    * JSON and the data URI decoded from the parsed string, as before), to compare the two.
    */
   body?: "spliced" | "parsed";
+  /**
+   * "recode" (default with a target): the tools' one call, recodeImage, which takes our own WASM
+   * build for JPEG to WebP/JPEG (stage "recode"). "general": decodeImage then encodeImage, the
+   * jsquash path those conversions took before (the "before" figures).
+   */
+  path?: "recode" | "general";
 }
 
-type Stage = "decode" | "between" | "encode";
+type Stage = "decode" | "between" | "encode" | "recode";
 
 /** The largest total seen in one stage, and what it was made of at that moment. */
 export interface StagePeak {
@@ -264,11 +270,14 @@ async function run(spec: MemorySpec, bodyPath: string): Promise<MemoryReport> {
   gc!();
   base = process.memoryUsage();
   let answerLength = 0;
+  // Samples the ticker took before this baseline counted loading (the .wasm files read in).
+  peak = { total: 0, wasm: 0, js: 0, stage: "decode" };
+  for (const key of Object.keys(stages) as Stage[]) delete stages[key];
   const rssReset = resetPeakRss();
   const rss0 = rssKb("VmRSS");
   const started = performance.now();
 
-  stage = "decode";
+  stage = spec.target && spec.path !== "general" ? "recode" : "decode";
   const { parsed, bytes } = await readUpload(bodyPath, spec.body ?? "spliced");
   const format = codecs.sniffFormat(bytes);
   if (format === null || format === "svg") throw new Error(`input ${spec.inputPath} is not a raster format`);
@@ -276,23 +285,35 @@ async function run(spec: MemorySpec, bodyPath: string): Promise<MemoryReport> {
   // Past the service's pixel limit decodeImage refuses; the same decoder is then called
   // directly, so the cost of the sizes the limit keeps out is measured too (beyondLimit).
   const beyondLimit = header.width * header.height > codecs.MAX_DECODE_PIXELS;
-  const raster = beyondLimit ? await decodeBeyondLimit(bytes, format) : await codecs.decodeImage(bytes, header);
-  sample();
-
+  const options = spec.quality === undefined ? {} : { quality: spec.quality };
   let output: Uint8Array | null = null;
   let decoderMemoryAfterGc = 0;
-  if (spec.target) {
-    stage = "between";
-    // WeakRef.deref (in sample) keeps its target alive until the current job ends: let the
-    // jobs that sampled end, so the GC below can take whatever is really unreachable.
-    await nextTurn();
-    await nextTurn();
-    gc!();
+  let picture: { width: number; height: number; rasterBytes: number };
+  if (stage === "recode") {
+    const recoded = beyondLimit ? await recodeBeyondLimit(bytes, header, spec.target!, options) : await codecs.recodeImage(bytes, header, spec.target!, options);
     sample();
-    decoderMemoryAfterGc = tracked.filter((t) => t.stage === "decode").reduce((n, t) => n + (t.ref.deref()?.buffer.byteLength ?? 0), 0);
-    stage = "encode";
-    output = await codecs.encodeImage(raster, spec.target, spec.quality === undefined ? {} : { quality: spec.quality });
+    output = recoded.bytes;
+    picture = { width: recoded.width, height: recoded.height, rasterBytes: 0 };
+  } else {
+    const raster = beyondLimit ? await decodeBeyondLimit(bytes, format) : await codecs.decodeImage(bytes, header);
     sample();
+    if (raster.width * raster.height * 4 !== raster.data.length || raster.width !== header.width) throw new Error("decoded raster has the wrong size");
+    picture = { width: raster.width, height: raster.height, rasterBytes: raster.data.byteLength };
+    if (spec.target) {
+      stage = "between";
+      // WeakRef.deref (in sample) keeps its target alive until the current job ends: let the
+      // jobs that sampled end, so the GC below can take whatever is really unreachable.
+      await nextTurn();
+      await nextTurn();
+      gc!();
+      sample();
+      decoderMemoryAfterGc = tracked.filter((t) => t.stage === "decode").reduce((n, t) => n + (t.ref.deref()?.buffer.byteLength ?? 0), 0);
+      stage = "encode";
+      output = await codecs.encodeImage(raster, spec.target, options);
+      sample();
+    }
+  }
+  if (spec.target && output) {
     // The answer as compress builds it: the file as a base64 data URI inside the JSON envelope.
     answerLength = JSON.stringify({ result: { image: `data:image/${spec.target};base64,${Buffer.from(output).toString("base64")}` } }).length;
     sample();
@@ -302,12 +323,11 @@ async function run(spec: MemorySpec, bodyPath: string): Promise<MemoryReport> {
   await ticker;
   if (parsed.image.length === 0 || (spec.target && answerLength === 0)) throw new Error("request or answer lost");
 
-  if (raster.width * raster.height * 4 !== raster.data.length || raster.width !== header.width) throw new Error("decoded raster has the wrong size");
   if (spec.target && output) {
     const written = codecs.sniffFormat(output);
     if (written !== spec.target) throw new Error(`wrote ${String(written)}, not ${spec.target}`);
     const h = codecs.readHeader(output, spec.target);
-    if (h.width !== raster.width || h.height !== raster.height) throw new Error(`wrote ${h.width}x${h.height}`);
+    if (h.width !== picture.width || h.height !== picture.height) throw new Error(`wrote ${h.width}x${h.height}`);
   }
   const hwm = rssKb("VmHWM");
   return {
@@ -319,7 +339,7 @@ async function run(spec: MemorySpec, bodyPath: string): Promise<MemoryReport> {
     instances: tracked.map((t) => ({ stage: t.stage, bytes: t.max, requested: t.requested || t.max })),
     decoderMemoryAfterGc,
     inputBytes: bytes.length,
-    rasterBytes: raster.data.byteLength,
+    rasterBytes: picture.rasterBytes,
     outputBytes: output?.length ?? 0,
     beyondLimit,
     rssDelta: rssReset && hwm !== null && rss0 !== null ? (hwm - rss0) * 1024 : null,

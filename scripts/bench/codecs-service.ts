@@ -31,6 +31,7 @@ export interface Codecs {
   readHeader(bytes: Uint8Array, format: Format): Header;
   decodeImage(bytes: Uint8Array, header: Header): Promise<Raster>;
   encodeImage(image: Raster, format: Format, options?: { quality?: number }): Promise<Uint8Array>;
+  recodeImage(bytes: Uint8Array, header: Header, format: Format, options?: { quality?: number }): Promise<{ bytes: Uint8Array; width: number; height: number }>;
   paletteSizeForQuality(quality: number): number;
   MAX_DECODE_PIXELS: number;
   HARD_MAX_PIXELS: number;
@@ -66,6 +67,22 @@ export async function decodeBeyondLimit(bytes: Uint8Array, format: Format): Prom
   return module[name]!(bytes, BEYOND_LIMIT_PIXELS);
 }
 
+/**
+ * recodeImage past the pixel limit: JPEG or PNG to WebP/JPEG through our own WASM build (what
+ * recodeImage does under the limit), anything else decoded with decodeBeyondLimit and encoded.
+ */
+export async function recodeBeyondLimit(bytes: Uint8Array, header: Header, target: Format, options: { quality?: number }): Promise<{ bytes: Uint8Array; width: number; height: number }> {
+  const codecs = await loadCodecs();
+  if ((header.format === "jpeg" || header.format === "png") && (target === "webp" || target === "jpeg")) {
+    type Transcode = (bytes: Uint8Array, size: { width: number; height: number }, target: "webp" | "jpeg", quality: number) => Uint8Array | null;
+    const native = (await import(pathToFileURL(path.join(REPO_ROOT, "src/codecs/native.ts")).href)) as { transcodeJpeg: Transcode; transcodePng: Transcode };
+    const out = (header.format === "jpeg" ? native.transcodeJpeg : native.transcodePng)(bytes, header, target, options.quality ?? 80);
+    if (out) return { bytes: out, width: header.width, height: header.height };
+  }
+  const raster = await decodeBeyondLimit(bytes, header.format);
+  return { bytes: await codecs.encodeImage(raster, target, options), width: raster.width, height: raster.height };
+}
+
 /** Registers the loader hooks (once) and imports the codec layer. */
 export function loadCodecs(): Promise<Codecs> {
   loaded ??= (async () => {
@@ -95,8 +112,8 @@ export interface ServiceSettings {
 }
 
 /**
- * Reads the settings from the codec sources. AVIF_SPEED is exported; the WebP method and the
- * JPEG progressive flag live inside unexported option builders, so they are read from the source
+ * Reads the settings from the codec sources. AVIF_SPEED is exported; the WebP method (in our
+ * native binding's C) and the JPEG progressive flag live inside option builders, so they are read from the source
  * text (with the values at the time of writing as fallback) rather than copied here, where they
  * would silently drift when src/codecs changes.
  */
@@ -105,7 +122,7 @@ export async function serviceSettings(codecs: Codecs): Promise<ServiceSettings> 
   const avif = (await import(pathToFileURL(path.join(REPO_ROOT, "src/codecs/avif.ts")).href)) as { AVIF_SPEED?: number };
   const avifSpeed = avif.AVIF_SPEED ?? 8;
   sources.push(avif.AVIF_SPEED === undefined ? "avif speed: AVIF_SPEED not exported, assumed 8" : "avif speed: AVIF_SPEED (src/codecs/avif.ts)");
-  const webpMethod = fromSource("src/codecs/webp.ts", /\bmethod:\s*(\d+)/, "webp method", 4, sources);
+  const webpMethod = fromSource("native/webp_sink.c", /->method\s*=\s*(\d+)/, "webp method", 4, sources);
   const progressive = fromSource("src/codecs/jpeg.ts", /\bprogressive:\s*(true|false)/, "jpeg progressive", 1, sources);
   const png = (await import(pathToFileURL(path.join(REPO_ROOT, "src/codecs/png.ts")).href)) as { PNG_LEVEL_PHOTO: number; PNG_LEVEL_FLAT: number };
   sources.push(`png zlib level: ${png.PNG_LEVEL_PHOTO} for photographic rows, ${png.PNG_LEVEL_FLAT} for palettes (src/codecs/png.ts)`);

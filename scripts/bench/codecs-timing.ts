@@ -2,7 +2,7 @@
 // alternately in the same process so drift (thermal, a concurrent test run) hits both alike.
 import sharp, { type FormatEnum, type OutputInfo } from "sharp";
 import type { EncodeCase, SharpPlan, TimingCase } from "./codecs-cases.ts";
-import { decodeBeyondLimit, type Codecs, type Format, type Header, type Raster } from "./codecs-service.ts";
+import { decodeBeyondLimit, recodeBeyondLimit, type Codecs, type Format, type Header, type Raster } from "./codecs-service.ts";
 
 export interface TimingOptions {
   /** Wall-clock budget per case for both sides together; the run count follows from it. */
@@ -77,6 +77,11 @@ function sharpEncode(raster: Raster, plan: SharpPlan): Promise<Buffer> {
   let image = sharp(asBuffer(raster.data), { raw: { width: raster.width, height: raster.height, channels: 4 } });
   if (plan.removeAlpha) image = image.removeAlpha();
   return image.toFormat(plan.format as keyof FormatEnum, plan.options).toBuffer();
+}
+
+function sharpRecode(bytes: Uint8Array, plan: SharpPlan): Promise<Buffer> {
+  const image = sharp(asBuffer(bytes));
+  return (plan.removeAlpha ? image.removeAlpha() : image).toFormat(plan.format as keyof FormatEnum, plan.options).toBuffer();
 }
 
 function sharpDecode(bytes: Uint8Array): Promise<{ data: Buffer; info: OutputInfo }> {
@@ -157,9 +162,13 @@ function sides(c: TimingCase, inputs: SizeInputs, codecs: Codecs, plan: SharpPla
   }
   const raster = inputs.rasters.get(c.input)!;
   const options = c.quality === undefined ? {} : { quality: c.quality };
+  const header = inputs.headers.get(c.input)!;
+  const overLimit = header.width * header.height > codecs.MAX_DECODE_PIXELS;
   return {
-    service: () => codecs.encodeImage(raster, c.target, options),
-    sharp: () => sharpEncode(raster, plan!),
+    service: c.whole
+      ? async () => (overLimit ? await recodeBeyondLimit(bytes, header, c.target, options) : await codecs.recodeImage(bytes, header, c.target, options)).bytes
+      : () => codecs.encodeImage(raster, c.target, options),
+    sharp: c.whole ? () => sharpRecode(bytes, plan!) : () => sharpEncode(raster, plan!),
     async check(service: unknown, theirs: unknown): Promise<string[]> {
       const problems = [...checkEncoded(codecs, "service", service as Uint8Array, c.target, raster), ...checkEncoded(codecs, "sharp", theirs as Buffer, c.target, raster)];
       if (problems.length === 0 && c.target === "png" && (c.quality ?? 100) >= 100) {

@@ -18,11 +18,12 @@ import { AVIF_MAX_SIDE, encodeAvif } from "./avif.ts";
 import { encodeBmp } from "./bmp.ts";
 import { FORMAT_INFO, type ImageFormat, type RasterImage } from "./formats.ts";
 import { encodeGif, GIF_MAX_SIDE } from "./gif.ts";
-import { encodeJpeg, JPEG_MAX_SIDE } from "./jpeg.ts";
+import { JPEG_DEFAULT_QUALITY, JPEG_MAX_SIDE } from "./jpeg.ts";
+import { encodeRaster } from "./native.ts";
 import { encodePng } from "./png.ts";
 import { assertRaster } from "./raster.ts";
 import { encodeTiff } from "./tiff.ts";
-import { encodeWebp, WEBP_MAX_SIDE } from "./webp.ts";
+import { WEBP_DEFAULT_QUALITY, WEBP_MAX_SIDE } from "./webp.ts";
 
 export interface EncodeOptions {
   /**
@@ -34,8 +35,10 @@ export interface EncodeOptions {
 
 const ENCODERS: Record<ImageFormat, (image: RasterImage, quality: number | undefined) => Promise<Uint8Array>> = {
   png: (image, quality) => encodePng(image, { quality }),
-  jpeg: (image, quality) => encodeJpeg(image, { quality }),
-  webp: (image, quality) => encodeWebp(image, { quality }),
+  // Our own WASM build (native.ts) takes the raster a few rows at a time; jsquash's encoders
+  // (encodeJpeg, encodeWebp) took it whole, plus two copies.
+  jpeg: async (image, quality) => encodeRaster(image, "jpeg", quality ?? JPEG_DEFAULT_QUALITY),
+  webp: async (image, quality) => encodeRaster(image, "webp", quality ?? WEBP_DEFAULT_QUALITY),
   avif: (image, quality) => encodeAvif(image, { quality }),
   gif: (image) => encodeGif(image),
   bmp: (image) => encodeBmp(image),
@@ -58,15 +61,8 @@ const MAX_SIDE: Partial<Record<ImageFormat, number>> = {
  */
 export async function encodeImage(image: RasterImage, format: ImageFormat, options: EncodeOptions = {}): Promise<Uint8Array> {
   assertRaster(image);
-  const maxSide = MAX_SIDE[format];
-  if (maxSide !== undefined && (image.width > maxSide || image.height > maxSide)) {
-    throw new PixelgateError(
-      "image_too_large",
-      `${FORMAT_INFO[format].label} cannot hold a ${image.width}x${image.height} image (at most ${maxSide} pixels per side).`,
-      { param: "targetFormat" },
-    );
-  }
-  const quality = options.quality === undefined ? undefined : Math.min(100, Math.max(1, Math.round(options.quality)));
+  assertFormatHolds(image.width, image.height, format);
+  const quality = encodeQuality(options);
   try {
     return await ENCODERS[format](image, quality);
   } catch (error) {
@@ -74,4 +70,21 @@ export async function encodeImage(image: RasterImage, format: ImageFormat, optio
     const message = error instanceof Error ? error.message : String(error);
     throw new PixelgateError("internal_error", `Encoding ${FORMAT_INFO[format].label} failed: ${message}`);
   }
+}
+
+/** image_too_large when `format` cannot store a width x height image. */
+export function assertFormatHolds(width: number, height: number, format: ImageFormat): void {
+  const maxSide = MAX_SIDE[format];
+  if (maxSide !== undefined && (width > maxSide || height > maxSide)) {
+    throw new PixelgateError(
+      "image_too_large",
+      `${FORMAT_INFO[format].label} cannot hold a ${width}x${height} image (at most ${maxSide} pixels per side).`,
+      { param: "targetFormat" },
+    );
+  }
+}
+
+/** The compress quality as an integer 1-100; undefined for convert's fixed settings. */
+export function encodeQuality(options: EncodeOptions): number | undefined {
+  return options.quality === undefined ? undefined : Math.min(100, Math.max(1, Math.round(options.quality)));
 }

@@ -7,6 +7,8 @@
 //   assertSafeToDecode(bytes, header);            // scan counts, frames, TIFF structure
 //   const image = await decodeImage(bytes, header);   // RGBA, orientation applied
 //   const out = await encodeImage(image, "webp", { quality: 70 });
+//   const same = await recodeImage(bytes, header, "webp", { quality: 70 }); // both in one step;
+//                                    // JPEG or PNG to WebP/JPEG without an RGBA raster (native.ts)
 
 export { IMAGE_FORMATS, INPUT_FORMATS, FORMAT_INFO } from "./formats.ts";
 export type { ImageFormat, InputFormat, FormatInfo, RasterImage, ImageHeader } from "./formats.ts";
@@ -14,6 +16,7 @@ export { sniffFormat } from "./sniff.ts";
 export { readHeader, assertDecodable, assertSafeToDecode, assertWithinPixelLimit, assertWritable } from "./header.ts";
 export { decodeImage } from "./decode.ts";
 export { encodeImage, type EncodeOptions } from "./encode.ts";
+export { recodeImage, type RecodedImage } from "./recode.ts";
 export { readOrientation, applyOrientation, type Orientation } from "./orientation.ts";
 export { imageHasAlpha } from "./raster.ts";
 export { stripMetadata } from "./strip-metadata.ts";

@@ -1,11 +1,13 @@
-// JPEG: MozJPEG (jsquash's Squoosh build), one WASM instance per operation (see wasm.ts).
+// JPEG: MozJPEG (jsquash's Squoosh build), one WASM instance per operation (see wasm.ts), for
+// decoding and for the baseline strips of JPEG-compressed TIFF. Compress and convert write JPEG
+// with our own build instead (native.ts: libjpeg-turbo, the same table, no trellis).
 //
-// Encoder settings: quality 80 unless compress passes its own, progressive with optimised
-// Huffman tables, 4:2:0 chroma. Progressive costs CPU: on a 2048x2048 test image it took 1.3 s
-// against 0.7 s for baseline, for a file about 15% smaller; size is what compress is for.
-// JPEG has no alpha: transparent pixels are composited onto black first (flattenOntoBlack).
-// MozJPEG writes a JFIF APP0 segment and nothing else, so no EXIF or ICC data can reach the
-// output.
+// Encoder settings (both encoders): quality 80 unless compress passes its own, MozJPEG's
+// quantisation table, optimised Huffman tables, 4:2:0 chroma, progressive except in TIFF.
+// Progressive costs CPU (MozJPEG: 1.3 s against 0.7 s for baseline at 2048x2048) for a file
+// about 15% smaller; size is what compress is for. JPEG has no alpha: transparent pixels are
+// composited onto black first. Both write a JFIF APP0 segment and nothing else, so no EXIF or
+// ICC data can reach the output.
 
 import decoderFactory from "@jsquash/jpeg/codec/dec/mozjpeg_dec.js";
 import decoderWasm from "@jsquash/jpeg/codec/dec/mozjpeg_dec.wasm";
@@ -190,14 +192,6 @@ export async function jpegStreamDecoder(): Promise<(bytes: Uint8Array) => Raster
     if (!result) throw invalidImage("The JPEG could not be decoded.");
     return { width: result.width, height: result.height, data: result.data };
   };
-}
-
-export interface JpegEncodeOptions {
-  quality?: number;
-}
-
-export async function encodeJpeg(image: RasterImage, options: JpegEncodeOptions = {}): Promise<Uint8Array> {
-  return encodeJpegWith(image, mozjpegOptions(options.quality ?? JPEG_DEFAULT_QUALITY));
 }
 
 /**

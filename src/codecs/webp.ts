@@ -1,15 +1,12 @@
-// WebP: libwebp (jsquash's Squoosh build; the SIMD encoder), one WASM instance per operation.
-//
-// Encoder settings: lossy, quality 80 unless compress passes its own, method 4 (libwebp's
-// default speed/size balance). Alpha is kept: libwebp writes an ALPH plane only when some
-// pixel is not opaque. The encoder writes no EXIF, XMP or ICC chunk.
+// WebP: reading it with libwebp (jsquash's Squoosh build), one WASM instance per operation.
+// Writing WebP is our own build's (native.ts, native/webp_sink.c and raster_sink.c): lossy,
+// quality 80 unless compress passes its own, method 4 (libwebp's default speed/size balance),
+// an ALPH plane only when some pixel is not opaque, no EXIF, XMP or ICC chunk.
 // Animated input: libwebp's still-image decoder refuses animations, so the first frame is cut
 // out of its ANMF chunk, decoded alone and placed on a transparent canvas.
 
 import decoderFactory from "@jsquash/webp/codec/dec/webp_dec.js";
 import decoderWasm from "@jsquash/webp/codec/dec/webp_dec.wasm";
-import encoderFactory from "@jsquash/webp/codec/enc/webp_enc_simd.js";
-import encoderWasm from "@jsquash/webp/codec/enc/webp_enc_simd.wasm";
 import { ByteReader, hasAscii, invalidImage } from "./bytes.ts";
 import { FORMAT_INFO, type RasterImage } from "./formats.ts";
 import { blankImage } from "./raster.ts";
@@ -21,44 +18,8 @@ export const WEBP_DEFAULT_QUALITY = 80;
 /** VP8 and VP8L store each side in 14 bits. */
 export const WEBP_MAX_SIDE = 16_383;
 
-interface WebpEncoder {
-  encode(data: BufferSource, width: number, height: number, options: Record<string, number>): Uint8Array | null;
-}
 interface WebpDecoder {
   decode(data: BufferSource): { data: Uint8ClampedArray; width: number; height: number } | null;
-}
-
-/** libwebp's WebPConfig; the binding needs every field. Values are libwebp's defaults. */
-function webpConfig(quality: number): Record<string, number> {
-  return {
-    quality,
-    target_size: 0,
-    target_PSNR: 0,
-    method: 4,
-    sns_strength: 50,
-    filter_strength: 60,
-    filter_sharpness: 0,
-    filter_type: 1,
-    partitions: 0,
-    segments: 4,
-    pass: 1,
-    show_compressed: 0,
-    preprocessing: 0,
-    autofilter: 0,
-    partition_limit: 0,
-    alpha_compression: 1,
-    alpha_filtering: 1,
-    alpha_quality: 100,
-    lossless: 0,
-    exact: 0,
-    image_hint: 0,
-    emulate_jpeg_size: 0,
-    thread_level: 0,
-    low_memory: 0,
-    near_lossless: 100,
-    use_delta_palette: 0,
-    use_sharp_yuv: 0,
-  };
 }
 
 interface Chunk {
@@ -173,16 +134,4 @@ function setU24(bytes: Uint8Array, offset: number, value: number): void {
   bytes[offset] = value & 0xff;
   bytes[offset + 1] = (value >> 8) & 0xff;
   bytes[offset + 2] = (value >> 16) & 0xff;
-}
-
-export interface WebpEncodeOptions {
-  quality?: number;
-}
-
-export async function encodeWebp(image: RasterImage, options: WebpEncodeOptions = {}): Promise<Uint8Array> {
-  const encoder = await instantiateCodec<WebpEncoder>(encoderFactory, encoderWasm);
-  // The pixel buffer goes in as a view; the binding copies it into WASM memory once.
-  const out = encoder.encode(image.data, image.width, image.height, webpConfig(options.quality ?? WEBP_DEFAULT_QUALITY));
-  if (!out) throw new Error("libwebp failed to encode the image.");
-  return out;
 }

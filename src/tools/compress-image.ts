@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { decodeImage, encodeImage, readOrientation, stripMetadata, type Permit } from "../codecs";
+import { readOrientation, recodeImage, stripMetadata, type Permit } from "../codecs";
 import { admitCodecWork, CODEC_TOOL_ERRORS, holdingPermit } from "./codec-work";
 import { FORMAT_INFO } from "../codecs/formats";
 import { codecSourceOf, dataUri, imageFields, kilobytes, latencySince, type CodecSource } from "./source-image";
@@ -97,8 +97,8 @@ export const compressImage = defineTool({
   summarize: () => ({ model: "wasm-codecs", prompt: "" }),
   run: ({ source, quality, target, permit }, ctx) =>
     holdingPermit(permit, async () => {
-      const raster = await decodeImage(source.bytes, { format: source.format, width: source.width, height: source.height });
-      const { bytes, message } = smallestOf(source, await encodeImage(raster, target, { quality }), target, quality);
+      const recoded = await recodeImage(source.bytes, { format: source.format, width: source.width, height: source.height }, target, { quality });
+      const { bytes, message } = smallestOf(source, recoded.bytes, target, quality);
       const saved = (1 - bytes.length / source.bytes.length) * 100;
       return {
         message,

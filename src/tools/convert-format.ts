@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { decodeImage, encodeImage, type Permit } from "../codecs";
+import { recodeImage, type Permit } from "../codecs";
 import { admitCodecWork, CODEC_TOOL_ERRORS, holdingPermit } from "./codec-work";
 import { FORMAT_INFO, type ImageFormat } from "../codecs/formats";
 import { PixelgateError } from "../errors";
@@ -110,8 +110,7 @@ export const convertFormat = defineTool({
   summarize: () => ({ model: "wasm-codecs", prompt: "" }),
   run: ({ source, target, responseFormat, permit }, ctx) =>
     holdingPermit(permit, async () => {
-      const raster = await decodeImage(source.bytes, { format: source.format, width: source.width, height: source.height });
-      const bytes = await encodeImage(raster, target);
+      const { bytes, width, height } = await recodeImage(source.bytes, { format: source.format, width: source.width, height: source.height }, target);
       const { mime, label } = FORMAT_INFO[target];
       const common = {
         originalFormat: source.format,
@@ -129,8 +128,8 @@ export const convertFormat = defineTool({
         result: {
           imageUrl: hosted.url,
           ...(base64 ? { b64_json: base64, imageBase64: base64 } : {}),
-          width: raster.width,
-          height: raster.height,
+          width,
+          height,
           originalSize: kilobytes(source.bytes.length),
           convertedSize: kilobytes(bytes.length),
           ...common,

@@ -1,0 +1,56 @@
+// JPEG to lossy WebP: the decoder writes straight into the WebPPicture's YUV planes, so the
+// image exists once (1.5 bytes a pixel) instead of as RGBA rasters and their copies.
+#include <stdlib.h>
+#include <webp/encode.h>
+#include "pixelgate.h"
+
+// The settings of src/codecs/webp.ts (libwebp's defaults, method 4), quality from the caller.
+int pg_configure_webp(WebPConfig *config, float quality) {
+  if (!WebPConfigInit(config)) return 0;
+  config->quality = quality;
+  config->method = 4;
+  return WebPValidateConfig(config);
+}
+
+// `data` is taken over: freed as soon as the pixels are decoded.
+int pg_jpeg_to_webp(uint8_t *data, size_t size, int width, int height, int orientation, float quality) {
+  WebPConfig config;
+  if (!pg_configure_webp(&config, quality)) return PG_ENCODE_FAILED;
+  PgSource source;
+  int status = pg_source_open(&source, data, size, width, height, orientation);
+  if (status != PG_OK) return status;
+
+  WebPPicture picture;
+  if (!WebPPictureInit(&picture)) return PG_ENCODE_FAILED;
+  picture.use_argb = 0;
+  picture.colorspace = WEBP_YUV420;
+  picture.width = source.width;
+  picture.height = source.height;
+  if (!WebPPictureAlloc(&picture)) return PG_NO_MEMORY;
+
+  PgPlanes planes = {picture.y, picture.u, picture.v, picture.y_stride, picture.uv_stride};
+  PgRange range;
+  pg_range_studio(&range);
+  pg_source_to_planes(&source, &planes, &range);
+  jpeg_destroy_decompress(&source.cinfo);
+  free(data);
+
+  return pg_encode_picture(&picture, &config);
+}
+
+// Encodes and frees `picture`; the file becomes the call's output.
+int pg_encode_picture(WebPPicture *picture, const WebPConfig *config) {
+  WebPMemoryWriter writer;
+  WebPMemoryWriterInit(&writer);
+  picture->writer = WebPMemoryWrite;
+  picture->custom_ptr = &writer;
+  int ok = WebPEncode(config, picture);
+  int error = picture->error_code;
+  WebPPictureFree(picture);
+  if (!ok) {
+    WebPMemoryWriterClear(&writer);
+    return error == VP8_ENC_ERROR_OUT_OF_MEMORY || error == VP8_ENC_ERROR_BITSTREAM_OUT_OF_MEMORY ? PG_NO_MEMORY : PG_ENCODE_FAILED;
+  }
+  pg_set_output(writer.mem, writer.size);
+  return PG_OK;
+}

@@ -1,0 +1,188 @@
+// Pixelgate's own WASM codec build (native/*.c, built by scripts/build-wasm.sh from Debian's
+// libjpeg-turbo, libwebp, libspng and zlib sources; docs/native-codecs.md): WebP and JPEG out,
+// from a JPEG or PNG file in one call, or from an RGBA raster held in JavaScript.
+//
+// Why not jsquash here: its bindings take and return whole RGBA rasters, so a 12 MP JPEG to
+// WebP held the image as the decoder's WASM output, its JS copy, the encoder's embind copy and
+// its std::string copy (171 MB measured). This module decodes scanlines (JPEG) or rows (PNG)
+// straight into the encoder's picture (YUV 4:2:0, 1.5 bytes a pixel, for WebP), applying the
+// EXIF orientation on the way; a raster is copied in 16 rows at a time.
+//
+// Like the jsquash codecs (wasm.ts), each call gets a fresh instance that is dropped afterwards:
+// linear memory never shrinks, and a dropped instance also takes whatever a failed call left
+// behind. A fatal libjpeg error calls the `pg_fail` import, which throws through the WASM frames.
+
+import { PixelgateError } from "../errors.ts";
+import { invalidImage } from "./bytes.ts";
+import nativeWasm from "./native/pixelgate-codecs.wasm";
+import type { RasterImage } from "./formats.ts";
+import type { Orientation } from "./orientation.ts";
+import { imageHasAlpha } from "./raster.ts";
+
+export type NativeTarget = "webp" | "jpeg";
+
+/** Status codes of native/pixelgate.h. */
+const enum NativeStatus {
+  Ok = 0,
+  Unsupported = 1,
+  Invalid = 2,
+  NoMemory = 3,
+  EncodeFailed = 4,
+}
+
+interface NativeExports {
+  memory: WebAssembly.Memory;
+  _initialize(): void;
+  malloc(size: number): number;
+  pg_jpeg_to_webp(data: number, size: number, width: number, height: number, orientation: number, quality: number): number;
+  pg_jpeg_to_jpeg(data: number, size: number, width: number, height: number, orientation: number, quality: number): number;
+  pg_raster_begin(webp: number, width: number, height: number, alpha: number, quality: number, batchRows: number): number;
+  pg_raster_rows(rows: number): void;
+  pg_raster_end(): number;
+  pg_png_to(webp: number, width: number, height: number, quality: number): number;
+  pg_output_data(): number;
+  pg_output_size(): number;
+}
+
+class NativeFailure extends Error {
+  constructor(readonly status: number) {
+    super(`native codec status ${status}`);
+  }
+}
+
+/** WASI calls libc keeps references to; the binding silences every path that would reach them. */
+const ENOSYS = 52;
+const wasiStubs = {
+  fd_write: () => ENOSYS,
+  fd_seek: () => ENOSYS,
+  fd_close: () => ENOSYS,
+  environ_sizes_get: () => ENOSYS,
+  environ_get: () => ENOSYS,
+  proc_exit: (code: number) => {
+    throw new NativeFailure(code === 0 ? NativeStatus.EncodeFailed : code);
+  },
+};
+
+/**
+ * A fresh instance. `file`: what the module's pg_read import hands out, in the pieces it asks
+ * for (the PNG path reads its input that way instead of from a copy in WASM memory).
+ */
+function instantiate(file?: Uint8Array): NativeExports {
+  let exports: NativeExports | undefined;
+  let offset = 0;
+  const instance = new WebAssembly.Instance(nativeWasm, {
+    env: {
+      pg_fail: (status: number) => {
+        throw new NativeFailure(status);
+      },
+      pg_read: (dst: number, length: number): number => {
+        if (!file || offset + length > file.length) return 0;
+        new Uint8Array(exports!.memory.buffer, dst, length).set(file.subarray(offset, offset + length));
+        offset += length;
+        return 1;
+      },
+      emscripten_notify_memory_growth: () => {},
+    },
+    wasi_snapshot_preview1: wasiStubs,
+  });
+  exports = instance.exports as unknown as NativeExports;
+  exports._initialize();
+  return exports;
+}
+
+/**
+ * Transcodes a whole JPEG file (structure already checked: readJpegScans) of the given header
+ * size to `target`, with the EXIF orientation applied. Returns null for a valid JPEG this build
+ * does not handle (CMYK, RGB-coded), which the caller decodes the general way. Throws
+ * invalid_image for corrupt data or a size other than `width` x `height`, image_too_large when
+ * memory runs out.
+ */
+export function transcodeJpeg(
+  bytes: Uint8Array,
+  size: { width: number; height: number },
+  target: NativeTarget,
+  quality: number,
+  orientation: Orientation = 1,
+): Uint8Array | null {
+  return runNative(target, (native) => {
+    const input = native.malloc(bytes.length);
+    if (input === 0) throw new NativeFailure(NativeStatus.NoMemory);
+    new Uint8Array(native.memory.buffer, input, bytes.length).set(bytes);
+    const run = target === "webp" ? native.pg_jpeg_to_webp : native.pg_jpeg_to_jpeg;
+    // The module owns `input` from here and frees it once decoded.
+    return run(input, bytes.length, size.width, size.height, orientation, quality);
+  });
+}
+
+/**
+ * Re-encodes a whole PNG file of the given header size as `target` (WebP keeps alpha, JPEG
+ * flattens onto black), decoding it a row at a time. Returns null for what this path leaves to
+ * the TypeScript decoder (interlaced files); throws invalid_image for damaged data or a size
+ * other than the header's, image_too_large when memory runs out.
+ */
+export function transcodePng(bytes: Uint8Array, size: { width: number; height: number }, target: NativeTarget, quality: number): Uint8Array | null {
+  return runNative(target, (native) => native.pg_png_to(target === "webp" ? 1 : 0, size.width, size.height, quality), bytes);
+}
+
+/** Rows copied into WASM memory per call: small next to any image, even (2x2 chroma cells). */
+const RASTER_BATCH_ROWS = 16;
+
+/**
+ * Encodes an RGBA raster held in JavaScript as WebP (alpha kept when any pixel is not opaque)
+ * or JPEG (flattened onto black), copying it into WASM memory a few rows at a time, so the
+ * encoder's memory holds its own picture (YUV planes, or the JPEG coefficients) and not a second
+ * copy of the raster.
+ */
+export function encodeRaster(image: RasterImage, target: NativeTarget, quality: number): Uint8Array {
+  const { width, height, data } = image;
+  const alpha = target === "webp" && imageHasAlpha(image);
+  const rowBytes = width * 4;
+  const out = runNative(target, (native) => {
+    const rows = native.pg_raster_begin(target === "webp" ? 1 : 0, width, height, alpha ? 1 : 0, quality, RASTER_BATCH_ROWS);
+    if (rows === 0) throw new NativeFailure(NativeStatus.NoMemory);
+    for (let y = 0; y < height; y += RASTER_BATCH_ROWS) {
+      const n = Math.min(RASTER_BATCH_ROWS, height - y);
+      // A fresh view each time: a memory growth replaces the buffer.
+      new Uint8Array(native.memory.buffer, rows, n * rowBytes).set(data.subarray(y * rowBytes, (y + n) * rowBytes));
+      native.pg_raster_rows(n);
+    }
+    return native.pg_raster_end();
+  });
+  if (!out) throw new PixelgateError("internal_error", "The native encoder refused a raster.");
+  return out;
+}
+
+/**
+ * Runs `call` on a fresh instance and maps its status: the output copied out of WASM memory,
+ * null for PG_UNSUPPORTED, a PixelgateError otherwise.
+ */
+function runNative(target: NativeTarget, call: (native: NativeExports) => number, file?: Uint8Array): Uint8Array | null {
+  let status: number;
+  let native: NativeExports | undefined;
+  try {
+    native = instantiate(file);
+    status = call(native);
+  } catch (error) {
+    status = error instanceof NativeFailure ? error.status : errorStatus(error);
+  }
+  switch (status) {
+    case NativeStatus.Ok:
+      // Copied out: the instance and its memory are dropped with this call.
+      return new Uint8Array(native!.memory.buffer, native!.pg_output_data(), native!.pg_output_size()).slice();
+    case NativeStatus.Unsupported:
+      return null;
+    case NativeStatus.NoMemory:
+      throw new PixelgateError("image_too_large", "The image needs more memory to convert than the worker has.", { param: "image" });
+    case NativeStatus.EncodeFailed:
+      throw new PixelgateError("internal_error", `Encoding ${target === "webp" ? "WebP" : "JPEG"} failed.`);
+    default:
+      throw invalidImage("The image could not be decoded.");
+  }
+}
+
+/** A JS-side failure inside the call: memory that could not be allocated, or a trap. */
+function errorStatus(error: unknown): number {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof RangeError || /out of memory|allocation failed/i.test(message)) return NativeStatus.NoMemory;
+  return NativeStatus.Invalid;
+}
