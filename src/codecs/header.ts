@@ -10,7 +10,7 @@ import { FORMAT_INFO, type ImageFormat, type ImageHeader, type InputFormat } fro
 import { readHeicHeader } from "./heic.ts";
 import { assertGifFrameDecodable, readGifHeader } from "./gif.ts";
 import { readJpegHeader, readJpegScans } from "./jpeg.ts";
-import { MAX_HEADER_SIDE, maxPixelsFor, maxTargetPixelsFor } from "./limits.ts";
+import { MAX_HEADER_SIDE, maxPixelsFor, maxRecodePixels } from "./limits.ts";
 import { readPngHeader } from "./png.ts";
 import { assertTiffDecodable, readTiffHeader } from "./tiff.ts";
 import { assertWebpFrameDecodable, readWebpHeader } from "./webp.ts";
@@ -54,9 +54,13 @@ export function assertDecodable(header: ImageHeader): void {
   assertWithinPixelLimit(width, height, maxPixelsFor(header.format), `read as ${label}`, "image");
 }
 
-/** image_too_large when a width x height image is over the pixel limit for writing `target`. */
-export function assertWritable(width: number, height: number, target: ImageFormat): void {
-  assertWithinPixelLimit(width, height, maxTargetPixelsFor(target), `written as ${FORMAT_INFO[target].label}`, "targetFormat");
+/**
+ * image_too_large when this upload cannot be turned into `target` within the isolate's memory:
+ * the limit of the path it takes (maxRecodePixels), its upload counted.
+ */
+export function assertRecodable(source: { width: number; height: number; format: InputFormat; bytes: Uint8Array }, target: ImageFormat, nativePerPixel: number | null): void {
+  const limit = maxRecodePixels(source.format, target, nativePerPixel, source.bytes.length);
+  assertWithinPixelLimit(source.width, source.height, limit, `turned into ${FORMAT_INFO[target].label} from this ${FORMAT_INFO[source.format].label}`, "targetFormat");
 }
 
 /** image_too_large when a width x height image has more than `limit` pixels. */

@@ -85,13 +85,15 @@ export interface JpegFrame {
   height: number;
   /** Offset of the first SOS marker: entropy-coded data follows it. */
   scanOffset: number;
+  /** A progressive frame (SOF2, SOF6, SOF10, SOF14): decoded whole before any row comes out. */
+  progressive: boolean;
 }
 
 /** Walks the marker segments up to the first scan, reading the frame header on the way. */
 export function readJpegFrame(bytes: Uint8Array): JpegFrame {
   const r = new ByteReader(bytes, false, "JPEG");
   if (r.u8(0) !== 0xff || r.u8(1) !== 0xd8) throw invalidImage("The data is not a JPEG (no SOI marker).");
-  let frame: { width: number; height: number } | null = null;
+  let frame: { width: number; height: number; progressive: boolean } | null = null;
   let offset = 2;
   for (;;) {
     if (r.u8(offset) !== 0xff) throw invalidImage("The JPEG marker structure is corrupt.");
@@ -110,7 +112,7 @@ export function readJpegFrame(bytes: Uint8Array): JpegFrame {
     if (isStartOfFrame(marker)) {
       // precision (1), height (2), width (2): height 0 would defer to a DNL marker, which
       // nothing we accept writes.
-      frame = { height: r.u16(offset + 5), width: r.u16(offset + 7) };
+      frame = { height: r.u16(offset + 5), width: r.u16(offset + 7), progressive: (marker & 0x03) === 0x02 };
     }
     if (marker === 0xda) {
       if (!frame) throw invalidImage("The JPEG has image data before its frame header.");

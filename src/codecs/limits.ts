@@ -3,9 +3,9 @@
 // `npm run bench:codecs`), so the pixel limits, the per-isolate memory gate (memory-gate.ts)
 // and the documentation cannot disagree. Checked from the header, before any pixel is decoded.
 //
-// A figure here may only change together with a measurement that backs it: a faster or leaner
-// codec path (an own WASM build decoding straight into the encoder's memory) lowers its bytes
-// per pixel, and the limits rise by themselves.
+// A figure here may only change together with a measurement that backs it. Our own WASM build
+// (native.ts) decodes JPEG and PNG straight into the WebP and JPEG encoders: its paths have
+// their own, much lower figures (recode-cost.ts), which set the limits of those conversions.
 
 import { INPUT_FORMATS, type ImageFormat, type InputFormat } from "./formats.ts";
 
@@ -82,9 +82,30 @@ function measuredMax(format: InputFormat, bytesPerPixel: number): number {
   return Math.min(fits, EARLIER_LIMITS[format] ?? Infinity, format === "jpeg" ? HARD_MAX_JPEG_PIXELS : HARD_MAX_PIXELS);
 }
 
-/** The pixel limit for reading `format`: what its decode stage fits in the isolate's budget. */
+/**
+ * Bytes per pixel of the cheapest way a format is read: JPEG and PNG go straight into the WebP
+ * and JPEG encoders of our own WASM build (recode-cost.ts), with no RGBA raster in between.
+ */
+const CHEAPEST_READ_BYTES_PER_PIXEL: Partial<Record<InputFormat, number>> = { jpeg: 2.7, png: 2.4 };
+
+/**
+ * The pixel limit for reading `format` at all: what its cheapest path fits in the isolate's
+ * budget. Whether a given target fits is decided per call (maxRecodePixels), before the charge.
+ */
 export function maxPixelsFor(format: InputFormat): number {
-  return measuredMax(format, DECODE_BYTES_PER_PIXEL[format]);
+  return measuredMax(format, Math.min(DECODE_BYTES_PER_PIXEL[format], CHEAPEST_READ_BYTES_PER_PIXEL[format] ?? Infinity));
+}
+
+/**
+ * The pixel limit of one compress or convert: the path's bytes per pixel (`nativePerPixel` from
+ * recode-cost.ts, or the general decode and encode stages) and the upload's own cost must fit
+ * the isolate's budget, within the format's caps.
+ */
+export function maxRecodePixels(input: InputFormat, target: ImageFormat, nativePerPixel: number | null, inputBytes: number): number {
+  const perPixel = nativePerPixel ?? Math.max(DECODE_BYTES_PER_PIXEL[input], ENCODE_BYTES_PER_PIXEL[target]);
+  const left = ISOLATE_CODEC_BUDGET - FIXED_BYTES - inputBytes * (INPUT_BYTE_COST[input] ?? DEFAULT_INPUT_BYTE_COST);
+  const earlier = Math.min(EARLIER_LIMITS[input] ?? Infinity, EARLIER_LIMITS[target] ?? Infinity);
+  return Math.max(0, Math.min(Math.floor(left / perPixel), earlier, input === "jpeg" ? HARD_MAX_JPEG_PIXELS : HARD_MAX_PIXELS));
 }
 
 /** The pixel limit for writing `format`: what its encode stage fits in the isolate's budget. */
@@ -109,8 +130,8 @@ export const MODEL_INPUT_MAX_PIXELS = 4_000_000;
  * starts), plus the upload's cost. What the memory gate admits against its budget. Every
  * measured case lies at or under it (docs/codecs.md).
  */
-export function estimateCodecBytes(pixels: number, input: InputFormat, target: ImageFormat | null, inputBytes: number): number {
-  const perPixel = Math.max(DECODE_BYTES_PER_PIXEL[input], target === null ? 0 : ENCODE_BYTES_PER_PIXEL[target]);
+export function estimateCodecBytes(pixels: number, input: InputFormat, target: ImageFormat | null, inputBytes: number, nativePerPixel: number | null = null): number {
+  const perPixel = nativePerPixel ?? Math.max(DECODE_BYTES_PER_PIXEL[input], target === null ? 0 : ENCODE_BYTES_PER_PIXEL[target]);
   return Math.ceil(FIXED_BYTES + pixels * perPixel + inputBytes * (INPUT_BYTE_COST[input] ?? DEFAULT_INPUT_BYTE_COST));
 }
 

@@ -1,4 +1,4 @@
-import { assertWritable, estimateCodecBytes, isolateCodecGate, type Permit } from "../codecs";
+import { assertRecodable, estimateCodecBytes, isolateCodecGate, nativeBytesPerPixel, type Permit } from "../codecs";
 import type { ImageFormat } from "../codecs/formats";
 import type { ErrorCode } from "../errors";
 import type { ToolContext } from "./types";
@@ -17,8 +17,9 @@ export const CODEC_TOOL_ERRORS: ErrorCode[] = [...IMAGE_INPUT_ERRORS, "service_b
  * ToolContext, which makes them one group at the gate (memory-gate.ts).
  */
 export function admitCodecWork(source: CodecSource, target: ImageFormat, ctx: ToolContext): Promise<Permit> {
-  assertWritable(source.width, source.height, target);
-  return isolateCodecGate.acquire(estimateCodecBytes(source.width * source.height, source.format, target, source.bytes.length), ctx);
+  const native = nativeBytesPerPixel(source.bytes, source.format, target);
+  assertRecodable(source, target, native);
+  return isolateCodecGate.acquire(estimateCodecBytes(source.width * source.height, source.format, target, source.bytes.length, native), ctx);
 }
 
 /** Runs `work` holding `permit`, which is given back however the work ends. */

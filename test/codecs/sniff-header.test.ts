@@ -9,6 +9,7 @@ import {
   IMAGE_FORMATS,
   MAX_AVIF_PIXELS,
   MAX_DECODE_PIXELS,
+  maxPixelsFor,
   readHeader,
   sniffFormat,
   type ImageFormat,
@@ -152,14 +153,17 @@ describe("readHeader", () => {
 });
 
 describe("assertDecodable and the pixel limit", () => {
-  it("the hard maximum is 4096 x 4096, and the working limit is not above it", () => {
+  it("the hard maximum is 4096 x 4096 (24 MP for JPEG), and no working limit is above it", () => {
     expect(HARD_MAX_PIXELS).toBe(16_777_216);
-    expect(MAX_DECODE_PIXELS).toBeLessThanOrEqual(HARD_MAX_PIXELS);
+    expect(maxPixelsFor("png")).toBeLessThanOrEqual(HARD_MAX_PIXELS);
+    expect(MAX_DECODE_PIXELS).toBe(maxPixelsFor("jpeg"));
+    expect(MAX_DECODE_PIXELS).toBeLessThanOrEqual(24_000_000);
   });
 
   it("accepts the limit itself, refuses one pixel more", async () => {
-    expect(() => assertDecodable({ format: "png", width: MAX_DECODE_PIXELS, height: 1 })).not.toThrow();
-    expect((await pixelgateError(() => assertDecodable({ format: "png", width: MAX_DECODE_PIXELS + 1, height: 1 }))).code).toBe("image_too_large");
+    const png = maxPixelsFor("png");
+    expect(() => assertDecodable({ format: "png", width: png, height: 1 })).not.toThrow();
+    expect((await pixelgateError(() => assertDecodable({ format: "png", width: png + 1, height: 1 }))).code).toBe("image_too_large");
     expect((await pixelgateError(() => assertDecodable({ format: "png", width: 4097, height: 4096 }))).code).toBe("image_too_large");
     // AVIF has its own, lower limit (its codecs need more working memory).
     expect(MAX_AVIF_PIXELS).toBeLessThan(MAX_DECODE_PIXELS);

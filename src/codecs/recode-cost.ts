@@ -1,0 +1,46 @@
+import type { ImageFormat, InputFormat } from "./formats.ts";
+import { readJpegFrame } from "./jpeg.ts";
+import { readOrientation } from "./orientation.ts";
+
+// What one compress or convert costs per pixel on the path recode.ts will take, read from the
+// file's first bytes before anything is decoded. Our own WASM build (native.ts) takes JPEG and
+// PNG to WebP or JPEG without an RGBA raster; the figures are its measured peaks (memory child
+// of `npm run bench:codecs`, docs/codecs.md), the upload counted separately (limits.ts).
+// Anything else decodes to a raster and encodes it: null here, the general figures apply.
+
+const NATIVE_TARGETS: ReadonlySet<ImageFormat> = new Set(["webp", "jpeg"]);
+
+/** Peak WASM bytes per pixel of the native paths, as measured (12 and 24 MP). */
+const NATIVE_BYTES_PER_PIXEL = {
+  jpegBaseline: { webp: 2.7, jpeg: 3.3 },
+  // A progressive file is decoded whole (coefficients, then oriented YUV planes) before encoding.
+  jpegProgressive: { webp: 4.7, jpeg: 4.7 },
+  pngOpaque: { webp: 2.4, jpeg: 3.1 },
+  // libwebp's lossless alpha coder needs ~22 B/px (289 MB for a 12 MP PNG with alpha).
+  pngAlpha: { webp: 24, jpeg: null },
+} as const;
+
+/** Whether a PNG carries alpha (a colour type with alpha, or a tRNS chunk) or is interlaced. */
+function pngLayout(bytes: Uint8Array): { alpha: boolean; interlaced: boolean } {
+  const colorType = bytes[25];
+  let alpha = colorType === 4 || colorType === 6;
+  for (let at = 8; at + 8 <= bytes.length && !alpha; ) {
+    const length = ((bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!) >>> 0;
+    const type = String.fromCharCode(bytes[at + 4]!, bytes[at + 5]!, bytes[at + 6]!, bytes[at + 7]!);
+    if (type === "IDAT") break;
+    if (type === "tRNS") alpha = true;
+    at += 12 + length;
+  }
+  return { alpha, interlaced: bytes[28] === 1 };
+}
+
+/** Bytes per pixel of the native recode for this file and target, or null when it takes the general path. */
+export function nativeBytesPerPixel(bytes: Uint8Array, input: InputFormat, target: ImageFormat): number | null {
+  if (!NATIVE_TARGETS.has(target)) return null;
+  const to = target as "webp" | "jpeg";
+  if (input === "jpeg") return NATIVE_BYTES_PER_PIXEL[readJpegFrame(bytes).progressive ? "jpegProgressive" : "jpegBaseline"][to];
+  if (input !== "png") return null;
+  const { alpha, interlaced } = pngLayout(bytes);
+  if (interlaced || readOrientation(bytes, "png") !== 1) return null; // the general path turns or de-interlaces it
+  return NATIVE_BYTES_PER_PIXEL[alpha ? "pngAlpha" : "pngOpaque"][to];
+}

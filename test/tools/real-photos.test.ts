@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { encodeImage, readHeader, sniffFormat, type RasterImage } from "../../src/codecs/index.ts";
+import { encodeBaselineJpeg } from "../../src/codecs/jpeg.ts";
+import { exifApp1, gradient, withJpegSegments } from "../codecs/support.ts";
+import { newAccount } from "../support/fixtures";
+import { balanceOf, base64, bytesOfDataUri, fetchHosted, postTool } from "../support/tool-calls";
+
+// Photos at the sizes people send: a 12 MP phone JPEG shot in portrait (EXIF orientation 6) and
+// a 24 MP camera JPEG, through compress and convert end to end, within one isolate's memory
+// (the JPEG paths of our own WASM build). The pictures are smooth gradients, made here.
+
+/** A baseline JPEG, as cameras and phones write them. */
+async function photo(width: number, height: number, orientation?: number): Promise<string> {
+  const raster: RasterImage = gradient(width, height);
+  let jpeg = await encodeBaselineJpeg(raster, 85);
+  if (orientation) jpeg = withJpegSegments(jpeg, exifApp1(orientation));
+  return `data:image/jpeg;base64,${base64(jpeg)}`;
+}
+
+describe("real photo sizes", () => {
+  it("compresses a 12 MP portrait phone JPEG to WebP, upright: 3024x4032, one credit", async () => {
+    const account = await newAccount({ credits: 5 });
+    const response = await postTool("/v1/compress", account.key, { image: await photo(4032, 3024, 6), targetFormat: "webp", quality: 70 });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { result: { image: string; format: string } };
+    const { bytes } = bytesOfDataUri(body.result.image);
+    expect(sniffFormat(bytes)).toBe("webp");
+    const header = readHeader(bytes, "webp");
+    expect([header.width, header.height]).toEqual([3024, 4032]);
+    expect(await balanceOf(account.id)).toBe(4);
+  }, 120_000);
+
+  it("admits four 12 MP compress calls sent at once: the memory gate queues what does not fit, all succeed", async () => {
+    const account = await newAccount({ credits: 10 });
+    const image = await photo(4032, 3024);
+    const answers = await Promise.all(Array.from({ length: 4 }, () => postTool("/v1/compress", account.key, { image, targetFormat: "webp" })));
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
+    expect(await balanceOf(account.id)).toBe(6);
+  }, 180_000);
+
+  it("converts a 24 MP (6000x4000) camera JPEG to WebP and to JPEG", async () => {
+    const account = await newAccount({ credits: 5 });
+    const image = await photo(6000, 4000);
+    for (const targetFormat of ["webp", "jpeg"] as const) {
+      const response = await postTool("/v1/convert-format", account.key, { image, targetFormat });
+      expect(response.status, `${targetFormat}: ${response.status === 200 ? "" : await response.clone().text()}`).toBe(200);
+      const body = (await response.json()) as { result: { imageUrl: string; width: number; height: number; mimeType: string } };
+      expect([body.result.width, body.result.height]).toEqual([6000, 4000]);
+      const hosted = await fetchHosted(body.result.imageUrl, body.result.mimeType);
+      expect(sniffFormat(hosted)).toBe(targetFormat);
+    }
+    expect(await balanceOf(account.id)).toBe(3);
+  }, 180_000);
+
+  it("knows a progressive JPEG costs more: 24 MP progressive to WebP is refused, free", async () => {
+    const account = await newAccount({ credits: 5 });
+    const progressive = await encodeImage(gradient(6000, 4000), "jpeg", { quality: 85 });
+    const response = await postTool("/v1/convert-format", account.key, { image: `data:image/jpeg;base64,${base64(progressive)}`, targetFormat: "webp" });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("image_too_large");
+    expect(await balanceOf(account.id)).toBe(5);
+  }, 120_000);
+
+  it("refuses a 24 MP JPEG to PNG (the raster path does not fit an isolate) with 400 image_too_large, free", async () => {
+    const account = await newAccount({ credits: 5 });
+    const response = await postTool("/v1/convert-format", account.key, { image: await photo(6000, 4000), targetFormat: "png" });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { code: string; param: string } }).error).toMatchObject({ code: "image_too_large", param: "targetFormat" });
+    expect(await balanceOf(account.id)).toBe(5);
+  }, 120_000);
+});
