@@ -47,7 +47,7 @@ export async function ledgerBalance(baseUrl: string, token: string, accountId: s
   return (JSON.parse(text) as { account: { credits: number } }).account.credits;
 }
 
-async function newKey(baseUrl: string, token: string, accountId: string, name: string): Promise<Key> {
+export async function newKey(baseUrl: string, token: string, accountId: string, name: string): Promise<Key> {
   const made = await admin<{ key: { prefix: string }; secret: string }>(baseUrl, token, `/admin/v1/accounts/${accountId}/keys`, { name });
   return { secret: made.secret, prefix: made.key.prefix, accountId, slots: [] };
 }

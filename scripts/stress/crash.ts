@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { delayModel } from "../../test/upstream/chaos.ts";
 import { sleep } from "../bench/processes.ts";
-import { takeKey, type Account } from "./accounts.ts";
+import { newKey, type Account } from "./accounts.ts";
 import type { Rng } from "./calls.ts";
 import { send, type Draft, type Exchange } from "./client.ts";
 import type { ModelRow, StressWorker } from "./worker.ts";
@@ -58,14 +58,16 @@ function crashDraft(key: Account["keys"][number], idempotencyKey?: string): Draf
 
 export async function crashDuringCalls(plan: CrashPlan): Promise<void> {
   const { worker, adminToken, log } = plan;
-  const drafts: Draft[] = [];
-  for (let i = 0; i < CALLS_PER_CRASH; i++) {
-    const key = takeKey(plan.accounts, "normal", 1, plan.rng);
-    if (!key) break;
-    drafts.push(crashDraft(key, i === 0 ? `crash-${randomUUID()}` : undefined));
-  }
+  // A key of its own on a well-funded account: after the traffic every window may be nearly
+  // full, and the crash calls must all reach the ledger.
+  const normal = plan.accounts.filter((account) => account.kind === "normal");
+  const account = normal[Math.floor(plan.rng() * normal.length)]!;
+  const key = await newKey(worker.baseUrl, adminToken, account.id, `crash ${randomUUID().slice(0, 8)}`);
+  account.keys.push(key);
+  for (let i = 0; i < CALLS_PER_CRASH + 1; i++) key.slots.push(Date.now()); // the calls and the retry
+  const drafts = Array.from({ length: CALLS_PER_CRASH }, (_, i) => crashDraft(key, i === 0 ? `crash-${randomUUID()}` : undefined));
   const inFlight = drafts.map((draft) => send(worker.baseUrl, draft));
-  const held = [...new Set(drafts.map((draft) => draft.key.accountId))];
+  const held = [account.id];
   const deadline = Date.now() + HOLDS_TIMEOUT_MS;
   let holds = 0;
   while (Date.now() < deadline) {
@@ -73,13 +75,13 @@ export async function crashDuringCalls(plan: CrashPlan): Promise<void> {
     if (holds >= drafts.length) break;
     await sleep(20);
   }
-  log(`crash: ${holds} of ${drafts.length} slow calls held by the ledger; killing the worker's process group`);
+  log(`crash: ${holds} of ${drafts.length} slow calls held by the ledger of ${account.id}; killing the worker's process group`);
   await worker.crash();
   plan.exchanges.push(...(await Promise.all(inFlight)));
   await worker.restart();
 
   // The call with the Idempotency-Key, sent again with the same key and body once its hold settled.
   const first = drafts[0]!;
-  await waitForSettlement(worker.baseUrl, adminToken, plan.accounts.filter((account) => account.id === first.key.accountId), 60_000);
+  await waitForSettlement(worker.baseUrl, adminToken, [account], 60_000);
   plan.exchanges.push(await send(worker.baseUrl, { ...first, kind: "crash-retry", probe: undefined }));
 }
