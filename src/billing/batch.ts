@@ -49,14 +49,14 @@ export interface BatchCall {
 
 type Readiness = { ready: PreparedCall } | { failed: ItemOutcome; entry: EntryDraft };
 
-async function readyItem(batch: BatchCall, item: BatchItem, index: number): Promise<Readiness> {
+async function readyItem(batch: BatchCall, item: BatchItem): Promise<Readiness> {
   const parsed = item.tool.input(batch.ctx.family).safeParse(item.args ?? {});
   const call: BilledCall = { tool: item.tool, input: parsed.success ? parsed.data : item.args, ctx: batch.ctx, key: batch.key };
   try {
     if (!parsed.success) throw validationError({ success: false, error: parsed.error, data: item.args });
-    return { ready: await prepareCall(call, index) };
+    return { ready: await prepareCall(call) };
   } catch (error) {
-    const entry = entryDraftOf(call, item.tool.name, summaryOf(call.tool, call.input), index);
+    const entry = entryDraftOf(call, item.tool.name, summaryOf(call.tool, call.input));
     return { failed: { tool: item.tool.name, status: statusOf(error), success: false, body: error }, entry };
   }
 }
@@ -67,7 +67,7 @@ export function batchEntryDraft(batch: Pick<BatchCall, "ctx" | "key">): EntryDra
 }
 
 export async function runBatch(batch: BatchCall): Promise<BatchResult> {
-  const readiness = await Promise.all(batch.items.map((item, index) => readyItem(batch, item, index)));
+  const readiness = await Promise.all(batch.items.map((item) => readyItem(batch, item)));
   const ready = readiness.flatMap((item) => ("ready" in item ? [item.ready] : []));
   const total = ready.reduce((sum, item) => sum + item.price, 0);
 

@@ -4,7 +4,7 @@ import type { ApiKeyRecord } from "../accounts/repository";
 import { ERROR_CATALOG, PixelgateError } from "../errors";
 import { refusalOf } from "../http/rate-limit";
 import type { AnyTool, CallSummary, ToolContext } from "../tools/types";
-import { entryIdOf, type EntryDraft } from "../usage/log";
+import { newEntryId, type EntryDraft } from "../usage/log";
 
 // The one path every billed call walks, whatever the surface:
 //   prepare (validate input, load images, safety) -> reserve (window + credits + hold, one
@@ -73,11 +73,10 @@ export function entryDraftOf(
   call: Pick<BilledCall, "ctx" | "key">,
   tool: string,
   summary: CallSummary,
-  item?: number,
 ): EntryDraft {
   const { ctx } = call;
   return {
-    id: entryIdOf(ctx.requestId, item),
+    id: newEntryId(),
     requestId: ctx.requestId,
     keyPrefix: call.key.prefix,
     tool,
@@ -128,9 +127,9 @@ export function rejectCall(call: BilledCall, error: unknown): Promise<unknown> {
 }
 
 /** Everything before the charge. Throws what prepare() throws; nothing is logged here. */
-export async function prepareCall(call: BilledCall, item?: number): Promise<PreparedCall> {
+export async function prepareCall(call: BilledCall): Promise<PreparedCall> {
   const prepared = await call.tool.prepare(call.input, call.ctx);
-  const entry = entryDraftOf(call, call.tool.name, summaryOf(call.tool, call.input, prepared), item);
+  const entry = entryDraftOf(call, call.tool.name, summaryOf(call.tool, call.input, prepared));
   return { call, prepared, price: call.tool.price(prepared), entry };
 }
 

@@ -6,6 +6,8 @@
 // queue (usage/delivery.ts). D1 is the log that /v1/usage and the dashboard read; entries the
 // ledger has not yet delivered are merged in (listUsage), so a call's entry is visible at once.
 
+import { randomBase62 } from "../auth/keys";
+
 export const USAGE_SOURCES = ["rest", "mcp", "cli"] as const;
 export type UsageSource = (typeof USAGE_SOURCES)[number];
 
@@ -13,7 +15,7 @@ export const USAGE_PAGE = { default: 20, max: 100 } as const;
 
 /** What the worker tells the ledger about a call before it is settled. */
 export interface EntryDraft {
-  /** The entry's id: one per request, or per batch item (entryIdOf). */
+  /** The entry's id, one per call (newEntryId); settling is idempotent by it. */
   id: string;
   requestId: string;
   keyPrefix: string;
@@ -75,10 +77,12 @@ export interface UsageLogRow {
   created_at: string;
 }
 
-/** The id of a request's entry; a batch item's adds its position, so every item settles on its own. */
-export function entryIdOf(requestId: string, item?: number): string {
-  const base = "log_" + requestId.replace(/^req_/, "");
-  return item === undefined ? base : `${base}_${item}`;
+/**
+ * A new entry id: one per call (a batch item is a call), so each settles on its own. Random, not
+ * derived from the request id: one MCP request may carry several tool calls.
+ */
+export function newEntryId(): string {
+  return "log_" + randomBase62(20);
 }
 
 const STATUS_TEXT: Record<number, string> = {
