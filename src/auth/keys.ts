@@ -54,7 +54,8 @@ export function displayPrefix(secret: string): string {
   return secret.slice(0, DISPLAY_PREFIX_LENGTH);
 }
 
-export async function sha256Hex(value: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(value));
+/** SHA-256 as lowercase hex, of text (UTF-8) or of bytes. */
+export async function sha256Hex(value: string | Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", typeof value === "string" ? new TextEncoder().encode(value) : value);
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }

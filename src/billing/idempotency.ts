@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler, Next } from "hono";
 import { ledgerOf } from "../accounts/ledger";
+import { sha256Hex } from "../auth/keys";
 import type { WindowState } from "../../durable-objects/account-ledger";
 import type { AppEnv, Env } from "../env";
 import { PixelgateError } from "../errors";
@@ -14,11 +15,6 @@ import { setRateLimitHeaders } from "../http/rate-limit";
 
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
 const KEY_SHAPE = /^[\x21-\x7e](?:[\x20-\x7e]{0,253}[\x21-\x7e])?$/;
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
-}
 
 /** JSON with object keys sorted at every depth, so equal bodies serialise equally. */
 export function canonicalJson(value: unknown): string {

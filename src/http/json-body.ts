@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { sha256Hex } from "../auth/keys";
 import type { AppEnv } from "../env";
 import { spliceInlineImage, withInlineImage, type SplicedBody } from "../images/inline-body";
 import { fail } from "./envelope";
@@ -51,10 +52,6 @@ async function readJsonBody(c: Context<AppEnv>): Promise<SplicedBody> {
   }
 }
 
-async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", bytes);
-  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
-}
 
 /**
  * requireJsonBody for billed routes, where a body that is not JSON is a refused request like any
