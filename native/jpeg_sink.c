@@ -21,12 +21,12 @@ static const unsigned int ROBIDOUX_TABLE[64] = {
   56, 53, 91, 106, 131, 169, 226, 311, 85, 75, 135, 156, 189, 238, 311, 418,
 };
 
-static void start(j_compress_ptr co, int width, int height, int components, int quality,
-                  unsigned char **out, unsigned long *out_size) {
+void pg_jpeg_start(j_compress_ptr co, int width, int height, J_COLOR_SPACE input, int quality,
+                   unsigned char **out, unsigned long *out_size) {
   co->image_width = (JDIMENSION)width;
   co->image_height = (JDIMENSION)height;
-  co->input_components = components;
-  co->in_color_space = components == 1 ? JCS_GRAYSCALE : JCS_YCbCr;
+  co->input_components = input == JCS_GRAYSCALE ? 1 : 3;
+  co->in_color_space = input;
   jpeg_set_defaults(co);
   pg_jpeg_settings(co, quality);
   jpeg_mem_dest(co, out, out_size);
@@ -56,10 +56,12 @@ static void stream_rows(PgSource *s, j_compress_ptr co) {
   jpeg_finish_decompress(ci);
 }
 
-static void plane_rows(const PgPlanes *p, int width, int height, j_compress_ptr co) {
+// Writes `rows` rows of full-range YCbCr planes (from their first row; chroma repeated over each
+// 2x2 cell) to an encoder started with three components.
+void pg_jpeg_write_planes(j_compress_ptr co, const PgPlanes *p, int width, int rows) {
   JSAMPLE *row = malloc((size_t)width * 3);
   if (!row) pg_fail(PG_NO_MEMORY);
-  for (int y = 0; y < height; y++) {
+  for (int y = 0; y < rows; y++) {
     const uint8_t *luma = p->y + (size_t)y * p->y_stride;
     const uint8_t *cb = p->u + (size_t)(y / 2) * p->uv_stride;
     const uint8_t *cr = p->v + (size_t)(y / 2) * p->uv_stride;
@@ -92,7 +94,7 @@ int pg_jpeg_to_jpeg(uint8_t *data, size_t size, int width, int height, int orien
   // while encoding: going through planes lets the decoder's go first (4.5 bytes a pixel at the
   // peak instead of 6).
   if (source.orientation == 1 && !jpeg_has_multiple_scans(&source.cinfo)) {
-    start(&co, source.width, source.height, source.cinfo.output_components, quality, &out, &out_size);
+    pg_jpeg_start(&co, source.width, source.height, source.cinfo.out_color_space, quality, &out, &out_size);
     stream_rows(&source, &co);
     jpeg_destroy_decompress(&source.cinfo);
     free(data);
@@ -107,8 +109,8 @@ int pg_jpeg_to_jpeg(uint8_t *data, size_t size, int width, int height, int orien
     pg_source_to_planes(&source, &planes, &range);
     jpeg_destroy_decompress(&source.cinfo);
     free(data);
-    start(&co, source.width, source.height, 3, quality, &out, &out_size);
-    plane_rows(&planes, source.width, source.height, &co);
+    pg_jpeg_start(&co, source.width, source.height, JCS_YCbCr, quality, &out, &out_size);
+    pg_jpeg_write_planes(&co, &planes, source.width, source.height);
     free(pixels);
   }
   jpeg_finish_compress(&co);

@@ -53,6 +53,8 @@ void pg_range_full(PgRange *range);
 void pg_range_studio(PgRange *range);
 void pg_set_output(uint8_t *data, size_t size);
 void pg_jpeg_settings(j_compress_ptr co, int quality);
+void pg_jpeg_start(j_compress_ptr co, int width, int height, J_COLOR_SPACE input, int quality, unsigned char **out, unsigned long *out_size);
+void pg_jpeg_write_planes(j_compress_ptr co, const PgPlanes *p, int width, int rows);
 uint8_t *pg_raster_begin(int target_is_webp, int w, int h, int has_alpha, int quality, int batch_rows);
 void pg_raster_rows(int n);
 int pg_raster_end(void);
@@ -60,6 +62,20 @@ int pg_raster_end(void);
 #ifdef WEBP_WEBP_ENCODE_H_
 int pg_configure_webp(WebPConfig *config, float quality);
 int pg_encode_picture(WebPPicture *picture, const WebPConfig *config);
+
+// One WebP or JPEG encode fed a band of rows at a time (band_encoder.c).
+typedef struct {
+  int webp;
+  float quality;
+  WebPPicture picture;
+  struct jpeg_compress_struct co;
+  struct jpeg_error_mgr err;
+  unsigned char *jpeg_out;
+  unsigned long jpeg_size;
+} PgBandEncoder;
+
+int pg_band_encoder_begin(PgBandEncoder *e, int webp, int w, int h, int alpha, int quality, J_COLOR_SPACE jpeg_input);
+int pg_band_encoder_end(PgBandEncoder *e);
 #endif
 
 #endif

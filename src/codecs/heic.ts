@@ -11,6 +11,7 @@ import heifWasm from "libheif-js/libheif-wasm/libheif.wasm";
 import { invalidImage } from "./bytes.ts";
 import type { RasterImage } from "./formats.ts";
 import { ftypBrands, readPrimaryImage } from "./isobmff.ts";
+import type { PlanesEncoding, SamplePlane, YCbCrImage } from "./native.ts";
 import { instantiateCodec } from "./wasm.ts";
 
 /** Brands of HEVC-coded HEIF files (still images and sequences). */
@@ -44,6 +45,7 @@ interface HeifChannel {
   height: number;
   stride: number;
   data: Uint8Array;
+  bits_per_pixel: number;
 }
 interface HeifDecoded {
   image: number;
@@ -58,13 +60,67 @@ interface Libheif {
   heif_js_decode_image2(handle: ImageHandle, colorspace: unknown, chroma: unknown): HeifDecoded | HeifError | null;
   heif_image_handle_release(handle: ImageHandle): void;
   heif_image_release(image: number): void;
-  heif_colorspace: { heif_colorspace_RGB: unknown };
-  heif_chroma: { heif_chroma_interleaved_RGBA: unknown };
-  heif_channel: { heif_channel_interleaved: { value: number } };
+  heif_colorspace: { heif_colorspace_RGB: unknown; heif_colorspace_YCbCr: unknown };
+  heif_chroma: { heif_chroma_interleaved_RGBA: unknown; heif_chroma_420: unknown };
+  heif_channel: Record<"heif_channel_interleaved" | "heif_channel_Y" | "heif_channel_Cb" | "heif_channel_Cr" | "heif_channel_Alpha", { value: number }>;
 }
 
 function failed(result: unknown): result is HeifError {
   return typeof result === "object" && result !== null && "code" in result && (result as HeifError).code.value !== 0;
+}
+
+/** Luma weights of red and blue (kr, kb) by H.273 matrix code: the linear YCbCr matrices. */
+const BT601: [number, number] = [0.299, 0.114];
+const LUMA_WEIGHTS: Record<number, [number, number]> = { 1: [0.2126, 0.0722], 2: BT601, 5: BT601, 6: BT601, 9: [0.2627, 0.0593] };
+
+/**
+ * How the primary image's YCbCr planes are encoded, from its nclx colour box; without one,
+ * libheif's own default (BT.601, full range), which is also what its RGB conversion assumes.
+ * Null for the matrices that are not a plain linear YCbCr (identity, YCgCo, constant
+ * luminance): those files are decoded to RGBA by libheif instead. `alpha`: the file declares an
+ * alpha plane (it costs more to encode: recode-cost.ts).
+ */
+export function heicEncoding(bytes: Uint8Array): (PlanesEncoding & { alpha: boolean }) | null {
+  const { nclx, alpha } = readPrimaryImage(bytes, "HEIC");
+  if (!nclx) return { kr: BT601[0], kb: BT601[1], fullRange: true, alpha };
+  const weights = LUMA_WEIGHTS[nclx.matrix];
+  return weights ? { kr: weights[0], kb: weights[1], fullRange: nclx.fullRange, alpha } : null;
+}
+
+/**
+ * The primary image as YCbCr 4:2:0 planes, 8 bits a sample, copied out of libheif's memory:
+ * the HEVC picture's own samples (libheif's turn and crop applied, 4:4:4 averaged down, deeper
+ * samples scaled to 8 bits), alpha as a fourth plane. No RGBA image is made, and the copy lets
+ * libheif's instance go before anything is encoded (its memory peaks at about 4.7 bytes a pixel).
+ */
+export async function decodeHeicPlanes(bytes: Uint8Array, maxPixels: number, encoding: PlanesEncoding): Promise<YCbCrImage> {
+  return withPrimaryImage(bytes, maxPixels, async (heif, handle) => {
+    const decoded = decodeTo(heif, handle, heif.heif_colorspace.heif_colorspace_YCbCr, heif.heif_chroma.heif_chroma_420);
+    try {
+      const plane = (channel: keyof Libheif["heif_channel"]) => decoded.channels.find((c) => c.id.value === heif.heif_channel[channel].value);
+      const [y, cb, cr, alpha] = [plane("heif_channel_Y"), plane("heif_channel_Cb"), plane("heif_channel_Cr"), plane("heif_channel_Alpha")];
+      if (!y || !cb || !cr) throw invalidImage("The HEIC decoded without its YCbCr planes.");
+      const { kr, kb, fullRange } = encoding;
+      return { width: y.width, height: y.height, y: copyPlane(y), cb: copyPlane(cb), cr: copyPlane(cr), alpha: alpha && copyPlane(alpha), kr, kb, fullRange };
+    } finally {
+      heif.heif_image_release(decoded.image);
+    }
+  });
+}
+
+/** A channel's samples as a packed 8-bit plane; deeper samples (16-bit words) rounded to 8 bits. */
+function copyPlane({ data, stride, width, height, bits_per_pixel: bits }: HeifChannel): SamplePlane {
+  const out = new Uint8Array(width * height);
+  if (bits <= 8) {
+    for (let y = 0; y < height; y++) out.set(data.subarray(y * stride, y * stride + width), y * width);
+    return { data: out, stride: width };
+  }
+  const shift = bits - 8;
+  const half = 1 << (shift - 1);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0, at = y * stride; x < width; x++, at += 2) out[y * width + x] = Math.min(255, ((data[at]! | (data[at + 1]! << 8)) + half) >> shift);
+  }
+  return { data: out, stride: width };
 }
 
 /**
@@ -72,6 +128,25 @@ function failed(result: unknown): result is HeifError {
  * so a grid whose tiles add up to more than the header promised stops inside the decoder.
  */
 export async function decodeHeic(bytes: Uint8Array, maxPixels: number): Promise<RasterImage> {
+  return withPrimaryImage(bytes, maxPixels, async (heif, handle) => {
+    const decoded = decodeTo(heif, handle, heif.heif_colorspace.heif_colorspace_RGB, heif.heif_chroma.heif_chroma_interleaved_RGBA);
+    try {
+      const plane = decoded.channels.find((c) => c.id.value === heif.heif_channel.heif_channel_interleaved.value);
+      if (!plane) throw invalidImage("The HEIC decoded without an RGBA plane.");
+      const { width, height, stride } = plane;
+      // The plane is a view of the instance's memory: one copy out, row by row when padded.
+      const data = new Uint8ClampedArray(width * height * 4);
+      if (stride === width * 4) data.set(plane.data.subarray(0, data.length));
+      else for (let y = 0; y < height; y++) data.set(plane.data.subarray(y * stride, y * stride + width * 4), y * width * 4);
+      return { width, height, data };
+    } finally {
+      heif.heif_image_release(decoded.image);
+    }
+  });
+}
+
+/** A fresh libheif instance with the file read and its primary image's handle, for `use`. */
+async function withPrimaryImage<R>(bytes: Uint8Array, maxPixels: number, use: (heif: Libheif, handle: ImageHandle) => Promise<R>): Promise<R> {
   const heif = await instantiateCodec<Libheif>(heifFactory, heifWasm);
   const context = heif.heif_context_alloc();
   if (!context) throw new Error("libheif could not allocate a context.");
@@ -82,7 +157,7 @@ export async function decodeHeic(bytes: Uint8Array, maxPixels: number): Promise<
     const handle = heif.heif_js_context_get_primary_image_handle(context);
     if (!handle || "code" in handle) throw invalidImage("The HEIC has no primary image.");
     try {
-      return decodePrimary(heif, handle);
+      return await use(heif, handle);
     } finally {
       heif.heif_image_handle_release(handle);
     }
@@ -91,22 +166,11 @@ export async function decodeHeic(bytes: Uint8Array, maxPixels: number): Promise<
   }
 }
 
-function decodePrimary(heif: Libheif, handle: ImageHandle): RasterImage {
-  const decoded = heif.heif_js_decode_image2(handle, heif.heif_colorspace.heif_colorspace_RGB, heif.heif_chroma.heif_chroma_interleaved_RGBA);
+function decodeTo(heif: Libheif, handle: ImageHandle, colorspace: unknown, chroma: unknown): HeifDecoded {
+  const decoded = heif.heif_js_decode_image2(handle, colorspace, chroma);
   if (!decoded || failed(decoded) || !("channels" in decoded)) {
     const why = decoded && "message" in decoded ? `: ${decoded.message.trim()}` : "";
     throw invalidImage(`The HEIC could not be decoded${why}.`);
   }
-  try {
-    const plane = decoded.channels.find((c) => c.id.value === heif.heif_channel.heif_channel_interleaved.value);
-    if (!plane) throw invalidImage("The HEIC decoded without an RGBA plane.");
-    const { width, height, stride } = plane;
-    // The plane is a view of the instance's memory: one copy out, row by row when padded.
-    const data = new Uint8ClampedArray(width * height * 4);
-    if (stride === width * 4) data.set(plane.data.subarray(0, data.length));
-    else for (let y = 0; y < height; y++) data.set(plane.data.subarray(y * stride, y * stride + width * 4), y * width * 4);
-    return { width, height, data };
-  } finally {
-    heif.heif_image_release(decoded.image);
-  }
+  return decoded;
 }

@@ -45,11 +45,25 @@ function child(r: ByteReader, label: string, parent: Box, type: string, fullBox 
   return undefined;
 }
 
+/** The auxiliary-type URNs of alpha planes: HEVC's, and the codec-independent one (MIAF). */
+const ALPHA_URNS = new Set(["urn:mpeg:hevc:2015:auxid:1", "urn:mpeg:mpegB:cicp:systems:auxiliary:alpha"]);
+
+/** An auxC box's type URN: its NUL-terminated string, read no further than any URN we know. */
+function auxiliaryType(r: ByteReader, box: Box): string {
+  const length = Math.min(box.end - box.start - 4, 64);
+  const text = length > 0 ? r.ascii(box.start + 4, length) : "";
+  return text.split("\0")[0]!;
+}
+
 /** The primary image's size as stored (`ispe`), and whether a 90 or 270 degree `irot` turns it. */
 export interface PrimaryImage {
   width: number;
   height: number;
   quarterTurn: boolean;
+  /** Its `colr` box of type nclx, when it has one: the YCbCr matrix (H.273 code) and range. */
+  nclx?: { matrix: number; fullRange: boolean };
+  /** Whether the file declares an alpha plane (an auxC property of an alpha auxiliary image). */
+  alpha: boolean;
 }
 
 /**
@@ -95,5 +109,10 @@ export function readPrimaryImage(bytes: Uint8Array, label: string): PrimaryImage
   if (!ispe) throw invalidImage(`The ${label} has no image size (ispe) for its primary image.`);
   const irot = associated.find((p) => p.type === "irot");
   const quarterTurn = irot !== undefined && (r.u8(irot.start) & 1) === 1;
-  return { width: r.u32(ispe.start + 4), height: r.u32(ispe.start + 8), quarterTurn };
+  const alpha = properties.some((p) => p.type === "auxC" && ALPHA_URNS.has(auxiliaryType(r, p)));
+  const image: PrimaryImage = { width: r.u32(ispe.start + 4), height: r.u32(ispe.start + 8), quarterTurn, alpha };
+  // colour_type, primaries, transfer, matrix (u16 each), then the full-range flag's byte.
+  const nclx = associated.find((p) => p.type === "colr" && p.end - p.start >= 11 && r.u32(p.start) === 0x6e636c78);
+  if (nclx) image.nclx = { matrix: r.u16(nclx.start + 8), fullRange: (r.u8(nclx.start + 10) & 0x80) !== 0 };
+  return image;
 }

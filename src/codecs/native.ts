@@ -1,6 +1,7 @@
 // Pixelgate's own WASM codec build (native/*.c, built by scripts/build-wasm.sh from Debian's
 // libjpeg-turbo, libwebp, libspng and zlib sources; docs/native-codecs.md): WebP and JPEG out,
-// from a JPEG or PNG file in one call, or from an RGBA raster held in JavaScript.
+// from a JPEG or PNG file in one call, or from an RGBA raster or YCbCr planes (a HEIC decoded
+// by libheif) held in JavaScript.
 //
 // Why not jsquash here: its bindings take and return whole RGBA rasters, so a 12 MP JPEG to
 // WebP held the image as the decoder's WASM output, its JS copy, the encoder's embind copy and
@@ -40,6 +41,9 @@ interface NativeExports {
   pg_raster_rows(rows: number): void;
   pg_raster_end(): number;
   pg_png_to(webp: number, width: number, height: number, quality: number): number;
+  pg_planes_begin(webp: number, width: number, height: number, alpha: number, quality: number, batchRows: number, kr: number, kb: number, fullRange: number): number;
+  pg_planes_rows(rows: number): void;
+  pg_planes_end(): number;
   pg_output_data(): number;
   pg_output_size(): number;
 }
@@ -150,6 +154,69 @@ export function encodeRaster(image: RasterImage, target: NativeTarget, quality: 
   });
   if (!out) throw new PixelgateError("internal_error", "The native encoder refused a raster.");
   return out;
+}
+
+/** How YCbCr samples encode colour: the matrix's luma weights of red and blue, and the range. */
+export interface PlanesEncoding {
+  kr: number;
+  kb: number;
+  /** Codes 0-255; false: studio range (luma 16-235, chroma 16-240). */
+  fullRange: boolean;
+}
+
+/** One plane of 8-bit samples, rows `stride` bytes apart. */
+export interface SamplePlane {
+  data: Uint8Array;
+  stride: number;
+}
+
+/** A YCbCr 4:2:0 image held in JavaScript, alpha optional. */
+export interface YCbCrImage extends PlanesEncoding {
+  width: number;
+  height: number;
+  y: SamplePlane;
+  cb: SamplePlane;
+  cr: SamplePlane;
+  alpha?: SamplePlane;
+}
+
+/**
+ * Encodes YCbCr 4:2:0 planes as WebP (alpha kept) or JPEG (flattened onto black), copying them
+ * into WASM memory a band of rows at a time; the module converts matrix and range to what the
+ * encoder takes (pg_planes_begin).
+ */
+export function encodePlanes(image: YCbCrImage, target: NativeTarget, quality: number): Uint8Array {
+  const { width, height, alpha } = image;
+  const chromaWidth = (width + 1) >> 1;
+  const batch = RASTER_BATCH_ROWS;
+  const out = runNative(target, (native) => {
+    const band = native.pg_planes_begin(target === "webp" ? 1 : 0, width, height, alpha ? 1 : 0, quality, batch, image.kr, image.kb, image.fullRange ? 1 : 0);
+    if (band === 0) throw new NativeFailure(NativeStatus.NoMemory);
+    // Where each plane's band goes: luma, Cb, Cr, then alpha (native/planes_sink.c).
+    const parts: [SamplePlane | undefined, number, number, number][] = [
+      [image.y, 0, width, 1],
+      [image.cb, width * batch, chromaWidth, 2],
+      [image.cr, width * batch + (chromaWidth * batch) / 2, chromaWidth, 2],
+      [alpha, width * batch + chromaWidth * batch, width, 1],
+    ];
+    for (let row = 0; row < height; row += batch) {
+      const n = Math.min(batch, height - row);
+      // A fresh view each time: a memory growth replaces the buffer.
+      const memory = new Uint8Array(native.memory.buffer);
+      for (const [plane, offset, rowBytes, step] of parts) {
+        if (plane) copyRows(plane, row / step, Math.ceil(n / step), rowBytes, memory.subarray(band + offset));
+      }
+      native.pg_planes_rows(n);
+    }
+    return native.pg_planes_end();
+  });
+  if (!out) throw new PixelgateError("internal_error", "The native encoder refused YCbCr planes.");
+  return out;
+}
+
+/** Copies `rows` rows of `width` samples from row `first` of `plane` to `to`, packed. */
+function copyRows({ data, stride }: SamplePlane, first: number, rows: number, width: number, to: Uint8Array): void {
+  for (let r = 0; r < rows; r++) to.set(data.subarray((first + r) * stride, (first + r) * stride + width), r * width);
 }
 
 /**

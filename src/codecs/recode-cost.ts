@@ -1,10 +1,11 @@
 import type { ImageFormat, InputFormat } from "./formats.ts";
+import { heicEncoding } from "./heic.ts";
 import { readJpegFrame } from "./jpeg.ts";
 import { readOrientation } from "./orientation.ts";
 
 // What one compress or convert costs per pixel on the path recode.ts will take, read from the
-// file's first bytes before anything is decoded. Our own WASM build (native.ts) takes JPEG and
-// PNG to WebP or JPEG without an RGBA raster; the figures are its measured peaks (memory child
+// file's first bytes before anything is decoded. Our own WASM build (native.ts) takes JPEG, PNG
+// and HEIC (libheif's YCbCr planes) to WebP or JPEG without an RGBA raster; the figures are its measured peaks (memory child
 // of `npm run bench:codecs`, docs/codecs.md), the upload counted separately (limits.ts).
 // Anything else decodes to a raster and encodes it: null here, the general figures apply.
 
@@ -18,6 +19,10 @@ const NATIVE_BYTES_PER_PIXEL = {
   pngOpaque: { webp: 2.4, jpeg: 3.1 },
   // libwebp's lossless alpha coder needs ~22 B/px (289 MB for a 12 MP PNG with alpha).
   pngAlpha: { webp: 24, jpeg: null },
+  // libheif's instance (~4.7 B/px at its peak, 6.4 with an alpha plane) and the planes copied
+  // out of it; the encoder comes after libheif is gone and needs less.
+  heic: { webp: 6.2, jpeg: 6.2 },
+  heicAlpha: { webp: 25.5, jpeg: 8.7 },
 } as const;
 
 /** Whether a PNG carries alpha (a colour type with alpha, or a tRNS chunk) or is interlaced. */
@@ -39,6 +44,10 @@ export function nativeBytesPerPixel(bytes: Uint8Array, input: InputFormat, targe
   if (!NATIVE_TARGETS.has(target)) return null;
   const to = target as "webp" | "jpeg";
   if (input === "jpeg") return NATIVE_BYTES_PER_PIXEL[readJpegFrame(bytes).progressive ? "jpegProgressive" : "jpegBaseline"][to];
+  if (input === "heic") {
+    const encoding = heicEncoding(bytes);
+    return encoding && NATIVE_BYTES_PER_PIXEL[encoding.alpha ? "heicAlpha" : "heic"][to];
+  }
   if (input !== "png") return null;
   const { alpha, interlaced } = pngLayout(bytes);
   if (interlaced || readOrientation(bytes, "png") !== 1) return null; // the general path turns or de-interlaces it

@@ -1,13 +1,15 @@
 // Decode and re-encode in one step, for compress and convert: the paths our own WASM build
-// handles (native.ts: JPEG or PNG in, WebP or JPEG out) skip the RGBA raster; everything else
-// decodes and encodes as before.
+// handles (native.ts: JPEG, PNG or HEIC in, WebP or JPEG out) skip the RGBA raster; everything
+// else decodes and encodes as before.
 
 import type { ImageHeader, ImageFormat } from "./formats.ts";
 import { assertDecodable, assertSafeToDecode } from "./header.ts";
 import { decodeImage } from "./decode.ts";
 import { assertFormatHolds, encodeImage, encodeQuality, type EncodeOptions } from "./encode.ts";
 import { JPEG_DEFAULT_QUALITY } from "./jpeg.ts";
-import { transcodeJpeg, transcodePng, type NativeTarget } from "./native.ts";
+import { decodeHeicPlanes, heicEncoding } from "./heic.ts";
+import { maxPixelsFor } from "./limits.ts";
+import { encodePlanes, transcodeJpeg, transcodePng, type NativeTarget } from "./native.ts";
 import { readOrientation } from "./orientation.ts";
 import { WEBP_DEFAULT_QUALITY } from "./webp.ts";
 
@@ -30,10 +32,30 @@ export interface RecodedImage {
  * encodeImage(await decodeImage(bytes, header), format, options), and the same errors.
  */
 export async function recodeImage(bytes: Uint8Array, header: ImageHeader, format: ImageFormat, options: EncodeOptions = {}): Promise<RecodedImage> {
-  const native = nativeRecode(bytes, header, format, options);
+  const native = header.format === "heic" ? await heicRecode(bytes, header, format, options) : nativeRecode(bytes, header, format, options);
   if (native) return native;
   const raster = await decodeImage(bytes, header);
   return { bytes: await encodeImage(raster, format, options), width: raster.width, height: raster.height };
+}
+
+/**
+ * HEIC to WebP or JPEG: libheif's YCbCr planes go to our encoders a band at a time (no RGBA
+ * image). Null for other targets and for the rare matrices the planes path does not convert.
+ */
+async function heicRecode(bytes: Uint8Array, header: ImageHeader, format: ImageFormat, options: EncodeOptions): Promise<RecodedImage | null> {
+  const defaultQuality = NATIVE_TARGETS[format];
+  const encoding = defaultQuality === undefined ? null : heicEncoding(bytes);
+  if (!encoding) return null;
+  assertDecodable(header);
+  assertSafeToDecode(bytes, header);
+  assertFormatHolds(header.width, header.height, format);
+  const quality = encodeQuality(options) ?? defaultQuality!;
+  const planes = await decodeHeicPlanes(bytes, maxPixelsFor("heic"), encoding);
+  // A turn of the event loop between the halves: libheif's instance (its memory peaks at about
+  // 4.7 bytes a pixel) is unreachable from here and can be collected before the encoder grows,
+  // and other requests in the isolate get to run between two seconds-long steps.
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  return { bytes: encodePlanes(planes, format as NativeTarget, quality), width: planes.width, height: planes.height };
 }
 
 /** The native path's result, or null when it does not apply to this input and target. */

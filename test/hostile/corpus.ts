@@ -18,9 +18,10 @@ import { crc32 } from "../../src/codecs/crc32.ts";
 import type { ErrorCode } from "../../src/errors.ts";
 import { FAKE_IMAGE_ORIGIN } from "../input/fake-image-host.ts";
 import { prng } from "../support/prng.ts";
-import { QUADRANTS_HEIC, TURNED_HEIC } from "../fixtures/heic.ts";
+import { ALPHA_HEIC, BT709_STUDIO_HEIC, QUADRANTS_HEIC, TURNED_HEIC } from "../fixtures/heic.ts";
 
 export type CaseGroup =
+  | "colour"
   | "empty"
   | "random"
   | "signature-only"
@@ -377,6 +378,22 @@ function withIspe(heif: Uint8Array, width: number, height: number): Uint8Array {
   return out;
 }
 
+/** The nclx colour box's matrix_coefficients rewritten (the file's first nclx box). */
+function withNclxMatrix(heif: Uint8Array, matrix: number): Uint8Array {
+  const at = find(heif, "nclx");
+  if (at < 0) throw new Error("no nclx box in the HEIF file");
+  return patched(heif, at + 8, new Uint8Array([matrix >> 8, matrix & 0xff]));
+}
+
+/** The auxC box's NUL after its URN replaced by a letter: the string has no end inside the box. */
+function withLongAuxiliaryUrn(heif: Uint8Array): Uint8Array {
+  const at = find(heif, "auxC");
+  if (at < 0) throw new Error("no auxC box in the HEIF file");
+  const urnStart = at + 8;
+  const nul = heif.indexOf(0, urnStart);
+  return patched(heif, nul, new Uint8Array([0x78]));
+}
+
 function fakeUrl(path: string): string {
   return `${FAKE_IMAGE_ORIGIN}${path}`;
 }
@@ -538,6 +555,22 @@ export async function buildCorpus(): Promise<Corpus> {
     why: "A HEIC turned by an irot property, sent as data:image/jpeg: sniffed as HEIC, decoded upright.",
     ...file(fromBase64(TURNED_HEIC), "image/jpeg", "heic"),
     expect: { status: 200, originalFormat: "heic" },
+  });
+
+  ok({
+    name: "heic-nclx-identity-matrix",
+    group: "colour",
+    why: "A HEIC whose nclx box names the identity (GBR) matrix, which the YCbCr planes path does not convert: libheif's RGB decode takes it.",
+    ...file(withNclxMatrix(fromBase64(BT709_STUDIO_HEIC), 0), "image/heic", "heic"),
+    expect: { status: 200, originalFormat: "heic" },
+  });
+
+  bad({
+    name: "heic-alpha-auxiliary-urn-unterminated",
+    group: "malformed-header",
+    why: "A HEIC with an alpha plane whose auxC URN has no NUL before its box ends: our header read stops at the box, libheif refuses the file.",
+    ...file(withLongAuxiliaryUrn(fromBase64(ALPHA_HEIC)), "image/heic", "heic"),
+    expect: INVALID,
   });
 
   // --- wrong magic --------------------------------------------------------------------------

@@ -2,11 +2,12 @@ import { describe, expect, it } from "vitest";
 import { encodeImage, readHeader, sniffFormat, type RasterImage } from "../../src/codecs/index.ts";
 import { encodeBaselineJpeg } from "../../src/codecs/jpeg.ts";
 import { exifApp1, gradient, withJpegSegments } from "../codecs/support.ts";
+import { PHOTO_12MP_HEIC } from "../fixtures/heic.ts";
 import { newAccount } from "../support/fixtures";
 import { balanceOf, base64, bytesOfDataUri, fetchHosted, postTool } from "../support/tool-calls";
 
-// Photos at the sizes people send: a 12 MP phone JPEG shot in portrait (EXIF orientation 6) and
-// a 24 MP camera JPEG, through compress and convert end to end, within one isolate's memory
+// Photos at the sizes people send: a 12 MP phone JPEG shot in portrait (EXIF orientation 6), a
+// 12 MP HEIC (what iPhones save) and a 24 MP camera JPEG, through compress and convert end to end, within one isolate's memory
 // (the JPEG paths of our own WASM build). The pictures are smooth gradients, made here.
 
 /** A baseline JPEG, as cameras and phones write them. */
@@ -37,6 +38,21 @@ describe("real photo sizes", () => {
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
     expect(await balanceOf(account.id)).toBe(6);
   }, 180_000);
+
+  it("compresses a 12 MP HEIC to WebP and converts it to JPEG: originalFormat heic, 4032x3024", async () => {
+    const account = await newAccount({ credits: 5 });
+    const image = `data:image/heic;base64,${PHOTO_12MP_HEIC}`;
+    const compressed = await postTool("/v1/compress", account.key, { image, targetFormat: "webp", quality: 70 });
+    expect(compressed.status, await compressed.clone().text()).toBe(200);
+    const { bytes } = bytesOfDataUri(((await compressed.json()) as { result: { image: string } }).result.image);
+    expect(readHeader(bytes, "webp")).toMatchObject({ width: 4032, height: 3024 });
+    const converted = await postTool("/v1/convert-format", account.key, { image, targetFormat: "jpeg" });
+    expect(converted.status, await converted.clone().text()).toBe(200);
+    const body = (await converted.json()) as { result: { originalFormat: string; imageUrl: string; width: number; height: number; mimeType: string } };
+    expect(body.result).toMatchObject({ originalFormat: "heic", width: 4032, height: 3024 });
+    expect(sniffFormat(await fetchHosted(body.result.imageUrl, body.result.mimeType))).toBe("jpeg");
+    expect(await balanceOf(account.id)).toBe(3);
+  }, 120_000);
 
   it("converts a 24 MP (6000x4000) camera JPEG to WebP and to JPEG", async () => {
     const account = await newAccount({ credits: 5 });

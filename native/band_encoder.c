@@ -1,0 +1,40 @@
+// The encoder behind the two band sinks (raster_sink.c: RGBA rows; planes_sink.c: YCbCr
+// planes): a WebPPicture filled band by band and encoded at the end, or a JPEG encoder fed
+// scanlines as they come.
+#include <webp/encode.h>
+#include "pixelgate.h"
+
+// Starts an encode of a w x h image; JPEG scanlines will arrive in `jpeg_input` (RGB or YCbCr).
+// 0 when the picture's memory could not be had.
+int pg_band_encoder_begin(PgBandEncoder *e, int webp, int w, int h, int alpha, int quality, J_COLOR_SPACE jpeg_input) {
+  e->webp = webp;
+  e->quality = (float)quality;
+  if (webp) {
+    if (!WebPPictureInit(&e->picture)) return 0;
+    e->picture.use_argb = 0;
+    e->picture.colorspace = alpha ? WEBP_YUV420A : WEBP_YUV420;
+    e->picture.width = w;
+    e->picture.height = h;
+    return WebPPictureAlloc(&e->picture);
+  }
+  pg_error_handlers(&e->err);
+  e->co.err = &e->err;
+  jpeg_create_compress(&e->co);
+  e->jpeg_out = NULL;
+  e->jpeg_size = 0;
+  pg_jpeg_start(&e->co, w, h, jpeg_input, quality, &e->jpeg_out, &e->jpeg_size);
+  return 1;
+}
+
+// Finishes the file (every row written) and makes it the call's output.
+int pg_band_encoder_end(PgBandEncoder *e) {
+  if (!e->webp) {
+    jpeg_finish_compress(&e->co);
+    jpeg_destroy_compress(&e->co);
+    pg_set_output(e->jpeg_out, e->jpeg_size);
+    return PG_OK;
+  }
+  WebPConfig config;
+  if (!pg_configure_webp(&config, e->quality)) return PG_ENCODE_FAILED;
+  return pg_encode_picture(&e->picture, &config);
+}
