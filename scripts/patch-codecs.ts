@@ -1,5 +1,7 @@
-// Runs after `npm install` (package.json "postinstall"): one small patch to the Emscripten glue
+// Runs after `npm install` (package.json "postinstall"): small patches to the Emscripten glue
 // of the jsquash codecs and libheif-js, made in node_modules the way patch-package would.
+//
+// 1. The input copy (every codec):
 //
 // Every codec call hands its input to WASM as a std::string, and the glue's embind code copies
 // a typed array into WASM memory one byte per loop iteration:
@@ -8,6 +10,13 @@
 // HEAPU8.set(value, ptr) copies the same bytes in about a millisecond. The loop was 7 to 12% of
 // a WebP encode (npm run bench:codecs). The patch swaps in HEAPU8.set; nothing else changes, and
 // the codecs still work unpatched, only slower.
+//
+// 2. libheif-js's plane views: its binding (heif_js_decode_image2) hands out each plane as a
+// typed-array view of stride x the image's full height, which for a 4:2:0 chroma plane is twice
+// its real size. When that plane lies near the top of WASM memory, the view runs past the end
+// and the glue throws RangeError (a 2000x2000 HEIC decoded to YCbCr: "Invalid typed array
+// length: 2016000"). The patch ends such a view at the end of memory; src/codecs/heic.ts reads
+// only the rows a plane has.
 //
 // Idempotent; fails loudly when a file has neither form (a jsquash upgrade changed its glue), so
 // a silent slowdown cannot creep back in.
@@ -27,7 +36,13 @@ const JSQUASH: GlueForm = { loop: "}else{for(var i=0;i<length;++i){HEAPU8[ptr+i]
 /** libheif-js's minified glue: the same loop with short names (M is HEAPU8). */
 const LIBHEIF: GlueForm = { loop: "else for(var h=0;h<s;++h)M[d+h]=n[h];return", copy: "else M.set(n,d);return" };
 
-/** The glue files the worker imports (src/codecs/{webp,jpeg,avif,heic}.ts). */
+/** libheif-js's memory_view reader (n: the view's type, d: the pointer, l: its element count). */
+const LIBHEIF_PLANE_VIEW: GlueForm = {
+  loop: "return new n(A.buffer,d,l)}",
+  copy: "return new n(A.buffer,d,Math.min(l,(A.buffer.byteLength-d)/n.BYTES_PER_ELEMENT|0))}",
+};
+
+/** The glue files the worker imports (src/codecs/{webp,jpeg,avif,heic}.ts), with each patch. */
 const GLUE_FILES: [string, GlueForm][] = [
   ["@jsquash/webp/codec/enc/webp_enc_simd.js", JSQUASH],
   ["@jsquash/webp/codec/dec/webp_dec.js", JSQUASH],
@@ -36,13 +51,14 @@ const GLUE_FILES: [string, GlueForm][] = [
   ["@jsquash/avif/codec/enc/avif_enc.js", JSQUASH],
   ["@jsquash/avif/codec/dec/avif_dec.js", JSQUASH],
   ["libheif-js/libheif-wasm/libheif.js", LIBHEIF],
+  ["libheif-js/libheif-wasm/libheif.js", LIBHEIF_PLANE_VIEW],
 ];
 
 function patchGlue(source: string, form: GlueForm): { source: string; state: "patched" | "already" } {
   const loops = source.split(form.loop).length - 1;
   if (loops === 1) return { source: source.replace(form.loop, form.copy), state: "patched" };
   if (loops === 0 && source.includes(form.copy)) return { source, state: "already" };
-  throw new Error(`expected the embind byte-copy loop once, found it ${loops} times`);
+  throw new Error(`expected the glue's original form once, found it ${loops} times`);
 }
 
 let failed = false;
@@ -51,7 +67,7 @@ for (const [file, form] of GLUE_FILES) {
   try {
     const { source, state } = patchGlue(readFileSync(full, "utf8"), form);
     if (state === "patched") writeFileSync(full, source);
-    console.log(`patch-codecs: ${file}: ${state === "patched" ? "input copy patched" : "already patched"}`);
+    console.log(`patch-codecs: ${file}: ${state === "patched" ? "patched" : "already patched"}`);
   } catch (error) {
     failed = true;
     console.error(`patch-codecs: ${file}: ${error instanceof Error ? error.message : String(error)}`);

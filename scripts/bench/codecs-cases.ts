@@ -30,7 +30,7 @@
 //             libjpeg-turbo progressive with MozJPEG's table but without trellis) -> sharp: the
 //             same file decoded and encoded with the plan above.
 import type { Format, ServiceSettings } from "./codecs-service.ts";
-import type { InputKind } from "./codecs-images.ts";
+import { HEIC_INPUT, type InputKind } from "./codecs-images.ts";
 
 export interface EncodeCase {
   kind: "encode";
@@ -90,9 +90,17 @@ export const MEMORY_CASES: TimingCase[] = [
   { kind: "encode", id: "avif-q50-from-png", label: "convert avif q50 (png in)", input: "png", target: "avif", goalRatio: 2.0 },
   { kind: "decode", id: "decode-webp", label: "decode webp", input: "webp" },
   { kind: "decode", id: "decode-avif", label: "decode avif", input: "avif" },
+  // sharp cannot read HEVC, so HEIC has no timing cases (goalRatio unused): memory only, where
+  // heif-enc exists.
+  ...(HEIC_INPUT
+    ? ([
+        { kind: "encode", id: "webp-q70-from-heic", label: "compress webp q70 (heic in)", input: "heic", target: "webp", quality: 70, goalRatio: 0 },
+        { kind: "encode", id: "jpeg-q70-from-heic", label: "compress jpeg q70 (heic in)", input: "heic", target: "jpeg", quality: 70, goalRatio: 0 },
+      ] as TimingCase[])
+    : []),
 ];
 
-export const INPUT_KINDS: InputKind[] = ["jpeg", "png", "png-alpha", "webp", "avif"];
+export const INPUT_KINDS: InputKind[] = ["jpeg", "png", "png-alpha", "webp", "avif", ...(HEIC_INPUT ? (["heic"] as const) : [])];
 
 /** What sharp is asked to do for `c`, at the service's settings. Pure data, printed in the report. */
 export interface SharpPlan {

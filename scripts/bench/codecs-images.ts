@@ -3,6 +3,10 @@
 // gradient unfair the other way, so the picture mixes what photos have: smooth sky and lighting
 // gradients, hard object edges, mid-frequency texture and per-pixel sensor grain. Features are
 // placed in relative coordinates, so every size shows the same scene at a different resolution.
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import sharp from "sharp";
 // The same seeded generator the hostile-input corpus uses.
 import { prng } from "../../test/support/prng.ts";
@@ -161,12 +165,13 @@ function cutOut(data: Uint8ClampedArray, width: number, height: number): void {
   }
 }
 
-export type InputKind = "jpeg" | "png" | "png-alpha" | "webp" | "avif";
+export type InputKind = "jpeg" | "png" | "png-alpha" | "webp" | "avif" | "heic";
 
 /**
  * The uploaded file for each input kind, made by sharp from the scene: a camera-like JPEG
  * (quality 90, 4:2:0, baseline), an RGB PNG (as photos are saved) or an RGBA PNG for the
- * cut-out, a quality-80 WebP and a quality-50 AVIF.
+ * cut-out, a quality-80 WebP and a quality-50 AVIF. HEIC comes from Debian's heif-enc at
+ * quality 50 (sharp's libvips cannot write HEVC): only where heif-enc is installed (HEIC_INPUT).
  */
 export async function encodeInput(kind: InputKind, opaque: Pixels, cutout: () => Pixels): Promise<Uint8Array> {
   const withAlpha = kind === "png-alpha";
@@ -186,5 +191,21 @@ export async function encodeInput(kind: InputKind, opaque: Pixels, cutout: () =>
       return image.webp({ quality: 80 }).toBuffer();
     case "avif":
       return image.avif({ quality: 50, effort: 2 }).toBuffer();
+    case "heic":
+      return heifEnc(await image.png({ compressionLevel: 1 }).toBuffer());
+  }
+}
+
+/** Whether heif-enc (apt-get install libheif-examples) is here to make the HEIC input. */
+export const HEIC_INPUT = spawnSync("heif-enc", ["--version"]).status === 0;
+
+function heifEnc(png: Buffer): Uint8Array {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "pixelgate-bench-heic-"));
+  try {
+    writeFileSync(path.join(dir, "in.png"), png);
+    execFileSync("heif-enc", ["-q", "50", "-o", path.join(dir, "in.heic"), path.join(dir, "in.png")], { stdio: "ignore" });
+    return readFileSync(path.join(dir, "in.heic"));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
