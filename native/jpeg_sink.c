@@ -80,23 +80,10 @@ int pg_jpeg_to_jpeg(uint8_t *data, size_t size, int width, int height, int orien
   int status = pg_source_open(&source, data, size, width, height, orientation);
   if (status != PG_OK) return status;
 
-  struct jpeg_compress_struct co;
-  struct jpeg_error_mgr err;
-  pg_error_handlers(&err);
-  co.err = &err;
-  jpeg_create_compress(&co);
-  unsigned char *out = NULL;
-  unsigned long out_size = 0;
-
   // A progressive input holds its whole coefficient array while decoding, as the encoder does
   // while encoding: going through planes lets the decoder's go first (4.5 bytes a pixel at the
   // peak instead of 6).
-  if (source.orientation == 1 && !jpeg_has_multiple_scans(&source.cinfo)) {
-    start(&co, source.width, source.height, source.cinfo.output_components, quality, &out, &out_size);
-    stream_rows(&source, &co);
-    jpeg_destroy_decompress(&source.cinfo);
-    free(data);
-  } else {
+  if (source.orientation != 1 || jpeg_has_multiple_scans(&source.cinfo)) {
     int cw = (source.width + 1) / 2, ch = (source.height + 1) / 2;
     size_t luma = (size_t)source.width * source.height, chroma = (size_t)cw * ch;
     uint8_t *pixels = malloc(luma + 2 * chroma);
@@ -107,12 +94,41 @@ int pg_jpeg_to_jpeg(uint8_t *data, size_t size, int width, int height, int orien
     pg_source_to_planes(&source, &planes, &range);
     jpeg_destroy_decompress(&source.cinfo);
     free(data);
-    start(&co, source.width, source.height, 3, quality, &out, &out_size);
-    plane_rows(&planes, source.width, source.height, &co);
-    free(pixels);
+    pg_jpeg_from_planes(&planes, source.width, source.height, quality, pixels);
+    return PG_OK;
   }
+
+  struct jpeg_compress_struct co;
+  struct jpeg_error_mgr err;
+  pg_error_handlers(&err);
+  co.err = &err;
+  jpeg_create_compress(&co);
+  unsigned char *out = NULL;
+  unsigned long out_size = 0;
+  start(&co, source.width, source.height, source.cinfo.output_components, quality, &out, &out_size);
+  stream_rows(&source, &co);
+  jpeg_destroy_decompress(&source.cinfo);
+  free(data);
   jpeg_finish_compress(&co);
   jpeg_destroy_compress(&co);
   pg_set_output(out, out_size);
   return PG_OK;
+}
+
+// Full-range YCbCr 4:2:0 planes encoded as the call's output. `release` (the planes' memory) is
+// freed once every row is in the encoder, before its final passes over the coefficients.
+void pg_jpeg_from_planes(const PgPlanes *planes, int width, int height, int quality, void *release) {
+  struct jpeg_compress_struct co;
+  struct jpeg_error_mgr err;
+  pg_error_handlers(&err);
+  co.err = &err;
+  jpeg_create_compress(&co);
+  unsigned char *out = NULL;
+  unsigned long out_size = 0;
+  start(&co, width, height, 3, quality, &out, &out_size);
+  plane_rows(planes, width, height, &co);
+  free(release);
+  jpeg_finish_compress(&co);
+  jpeg_destroy_compress(&co);
+  pg_set_output(out, out_size);
 }

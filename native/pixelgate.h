@@ -53,6 +53,7 @@ void pg_range_full(PgRange *range);
 void pg_range_studio(PgRange *range);
 void pg_set_output(uint8_t *data, size_t size);
 void pg_jpeg_settings(j_compress_ptr co, int quality);
+void pg_jpeg_from_planes(const PgPlanes *planes, int width, int height, int quality, void *release);
 uint8_t *pg_raster_begin(int target_is_webp, int w, int h, int has_alpha, int quality, int batch_rows);
 void pg_raster_rows(int n);
 int pg_raster_end(void);

@@ -83,10 +83,10 @@ function measuredMax(format: InputFormat, bytesPerPixel: number): number {
 }
 
 /**
- * Bytes per pixel of the cheapest way a format is read: JPEG and PNG go straight into the WebP
- * and JPEG encoders of our own WASM build (recode-cost.ts), with no RGBA raster in between.
+ * Bytes per pixel of the cheapest way a format is read: JPEG, PNG and still WebP go straight into
+ * the WebP and JPEG encoders of our own WASM build (recode-cost.ts), with no RGBA raster in between.
  */
-const CHEAPEST_READ_BYTES_PER_PIXEL: Partial<Record<InputFormat, number>> = { jpeg: 2.7, png: 2.4 };
+const CHEAPEST_READ_BYTES_PER_PIXEL: Partial<Record<InputFormat, number>> = { jpeg: 2.7, png: 2.4, webp: 2.5 };
 
 /**
  * The pixel limit for reading `format` at all: what its cheapest path fits in the isolate's
