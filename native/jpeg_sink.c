@@ -21,16 +21,35 @@ static const unsigned int ROBIDOUX_TABLE[64] = {
   56, 53, 91, 106, 131, 169, 226, 311, 85, 75, 135, 156, 189, 238, 311, 418,
 };
 
-static void start(j_compress_ptr co, int width, int height, int components, int quality,
-                  unsigned char **out, unsigned long *out_size) {
+// A JPEG encoder whose file becomes the call's output; lives on the caller's stack until finish.
+typedef struct {
+  struct jpeg_compress_struct co;
+  struct jpeg_error_mgr err;
+  unsigned char *out;
+  unsigned long out_size;
+} Encoder;
+
+static void start(Encoder *e, int width, int height, int components, int quality) {
+  pg_error_handlers(&e->err);
+  e->co.err = &e->err;
+  jpeg_create_compress(&e->co);
+  e->out = NULL;
+  e->out_size = 0;
+  j_compress_ptr co = &e->co;
   co->image_width = (JDIMENSION)width;
   co->image_height = (JDIMENSION)height;
   co->input_components = components;
   co->in_color_space = components == 1 ? JCS_GRAYSCALE : JCS_YCbCr;
   jpeg_set_defaults(co);
   pg_jpeg_settings(co, quality);
-  jpeg_mem_dest(co, out, out_size);
+  jpeg_mem_dest(co, &e->out, &e->out_size);
   jpeg_start_compress(co, TRUE);
+}
+
+static void finish(Encoder *e) {
+  jpeg_finish_compress(&e->co);
+  jpeg_destroy_compress(&e->co);
+  pg_set_output(e->out, e->out_size);
 }
 
 // Quality, tables and scan layout, after jpeg_set_defaults.
@@ -98,37 +117,21 @@ int pg_jpeg_to_jpeg(uint8_t *data, size_t size, int width, int height, int orien
     return PG_OK;
   }
 
-  struct jpeg_compress_struct co;
-  struct jpeg_error_mgr err;
-  pg_error_handlers(&err);
-  co.err = &err;
-  jpeg_create_compress(&co);
-  unsigned char *out = NULL;
-  unsigned long out_size = 0;
-  start(&co, source.width, source.height, source.cinfo.output_components, quality, &out, &out_size);
-  stream_rows(&source, &co);
+  Encoder e;
+  start(&e, source.width, source.height, source.cinfo.output_components, quality);
+  stream_rows(&source, &e.co);
   jpeg_destroy_decompress(&source.cinfo);
   free(data);
-  jpeg_finish_compress(&co);
-  jpeg_destroy_compress(&co);
-  pg_set_output(out, out_size);
+  finish(&e);
   return PG_OK;
 }
 
 // Full-range YCbCr 4:2:0 planes encoded as the call's output. `release` (the planes' memory) is
 // freed once every row is in the encoder, before its final passes over the coefficients.
 void pg_jpeg_from_planes(const PgPlanes *planes, int width, int height, int quality, void *release) {
-  struct jpeg_compress_struct co;
-  struct jpeg_error_mgr err;
-  pg_error_handlers(&err);
-  co.err = &err;
-  jpeg_create_compress(&co);
-  unsigned char *out = NULL;
-  unsigned long out_size = 0;
-  start(&co, width, height, 3, quality, &out, &out_size);
-  plane_rows(planes, width, height, &co);
+  Encoder e;
+  start(&e, width, height, 3, quality);
+  plane_rows(planes, width, height, &e.co);
   free(release);
-  jpeg_finish_compress(&co);
-  jpeg_destroy_compress(&co);
-  pg_set_output(out, out_size);
+  finish(&e);
 }
