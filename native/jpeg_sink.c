@@ -21,15 +21,8 @@ static const unsigned int ROBIDOUX_TABLE[64] = {
   56, 53, 91, 106, 131, 169, 226, 311, 85, 75, 135, 156, 189, 238, 311, 418,
 };
 
-// A JPEG encoder whose file becomes the call's output; lives on the caller's stack until finish.
-typedef struct {
-  struct jpeg_compress_struct co;
-  struct jpeg_error_mgr err;
-  unsigned char *out;
-  unsigned long out_size;
-} Encoder;
-
-static void start(Encoder *e, int width, int height, int components, int quality) {
+// The encoder lives on the caller's stack until pg_jpeg_finish (jpeg_mem_dest keeps &e->out).
+void pg_jpeg_start(PgJpegEncoder *e, int width, int height, int components, int quality) {
   pg_error_handlers(&e->err);
   e->co.err = &e->err;
   jpeg_create_compress(&e->co);
@@ -46,7 +39,7 @@ static void start(Encoder *e, int width, int height, int components, int quality
   jpeg_start_compress(co, TRUE);
 }
 
-static void finish(Encoder *e) {
+void pg_jpeg_finish(PgJpegEncoder *e) {
   jpeg_finish_compress(&e->co);
   jpeg_destroy_compress(&e->co);
   pg_set_output(e->out, e->out_size);
@@ -93,6 +86,16 @@ static void plane_rows(const PgPlanes *p, int width, int height, j_compress_ptr 
   free(row);
 }
 
+// Full-range YCbCr 4:2:0 planes encoded as the call's output. `release` (the planes' memory) is
+// freed once every row is in the encoder, before its final passes over the coefficients.
+static void planes_to_jpeg(const PgPlanes *planes, int width, int height, int quality, void *release) {
+  PgJpegEncoder e;
+  pg_jpeg_start(&e, width, height, 3, quality);
+  plane_rows(planes, width, height, &e.co);
+  free(release);
+  pg_jpeg_finish(&e);
+}
+
 // `data` is taken over (freed once decoded, or at the end when streaming).
 int pg_jpeg_to_jpeg(uint8_t *data, size_t size, int width, int height, int orientation, int quality) {
   PgSource source;
@@ -113,25 +116,15 @@ int pg_jpeg_to_jpeg(uint8_t *data, size_t size, int width, int height, int orien
     pg_source_to_planes(&source, &planes, &range);
     jpeg_destroy_decompress(&source.cinfo);
     free(data);
-    pg_jpeg_from_planes(&planes, source.width, source.height, quality, pixels);
+    planes_to_jpeg(&planes, source.width, source.height, quality, pixels);
     return PG_OK;
   }
 
-  Encoder e;
-  start(&e, source.width, source.height, source.cinfo.output_components, quality);
+  PgJpegEncoder e;
+  pg_jpeg_start(&e, source.width, source.height, source.cinfo.output_components, quality);
   stream_rows(&source, &e.co);
   jpeg_destroy_decompress(&source.cinfo);
   free(data);
-  finish(&e);
+  pg_jpeg_finish(&e);
   return PG_OK;
-}
-
-// Full-range YCbCr 4:2:0 planes encoded as the call's output. `release` (the planes' memory) is
-// freed once every row is in the encoder, before its final passes over the coefficients.
-void pg_jpeg_from_planes(const PgPlanes *planes, int width, int height, int quality, void *release) {
-  Encoder e;
-  start(&e, width, height, 3, quality);
-  plane_rows(planes, width, height, &e.co);
-  free(release);
-  finish(&e);
 }

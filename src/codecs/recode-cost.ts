@@ -5,8 +5,9 @@ import { readWebpLayout } from "./webp.ts";
 
 // What one compress or convert costs per pixel on the path recode.ts will take, read from the
 // file's first bytes before anything is decoded. Our own WASM build (native.ts) takes JPEG, PNG
-// and still WebP to WebP or JPEG without an RGBA raster; the figures are its measured peaks (memory child
-// of `npm run bench:codecs`, docs/codecs.md), the upload counted separately (limits.ts).
+// and still WebP to WebP or JPEG without an RGBA raster; the figures are its measured peaks
+// (memory child of `npm run bench:codecs`, docs/codecs.md), the upload counted separately
+// (limits.ts).
 // Anything else decodes to a raster and encodes it: null here, the general figures apply.
 
 const NATIVE_TARGETS: ReadonlySet<ImageFormat> = new Set(["webp", "jpeg"]);
@@ -19,13 +20,15 @@ const NATIVE_BYTES_PER_PIXEL = {
   pngOpaque: { webp: 2.4, jpeg: 3.1 },
   // libwebp's lossless alpha coder needs ~22 B/px (289 MB for a 12 MP PNG with alpha).
   pngAlpha: { webp: 24, jpeg: null },
-  // Still WebP: libwebp decodes into the encoder's YUV planes (or ours, for JPEG).
-  webpLossy: { webp: 2.5, jpeg: 4.8 },
+  // Still WebP, lossy: decoded into the WebP encoder's YUV planes, or streamed as rows into
+  // the JPEG encoder (its coefficients, 3 B/px, are then the picture's only whole copy).
+  webpLossy: { webp: 2.5, jpeg: 3.6 },
   // VP8L goes through a whole ARGB image inside libwebp (4 B/px) before the planes are written.
   webpLossless: { webp: 5.7, jpeg: 5.9 },
-  // An ALPH plane is decoded whole inside libwebp (1 to 5 B/px) besides ours; a WebP target
-  // then pays for libwebp's lossless alpha coder, as PNG with alpha does.
-  webpAlpha: { webp: 22.4, jpeg: 9.8 },
+  // The ALPH plane is held whole inside libwebp, twice, plus 4 B/px when its stream uses more
+  // than a palette; a WebP target then pays for libwebp's lossless alpha coder, as PNG with
+  // alpha does.
+  webpAlpha: { webp: 22.4, jpeg: 10.3 },
   webpLosslessAlpha: { webp: 22.4, jpeg: 6.6 },
 } as const;
 
