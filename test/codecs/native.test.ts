@@ -2,7 +2,7 @@
 // raster, run in workerd, checked by decoding its output with the other decoder (jsquash).
 
 import { describe, expect, it } from "vitest";
-import { applyOrientation, decodeImage, encodeImage, readHeader, recodeImage, type RasterImage } from "../../src/codecs/index.ts";
+import { applyOrientation, decodeImage, encodeImage, nativeBytesPerPixel, readHeader, recodeImage, type RasterImage } from "../../src/codecs/index.ts";
 import { encodeBaselineJpeg } from "../../src/codecs/jpeg.ts";
 import webpEncoderFactory from "@jsquash/webp/codec/enc/webp_enc.js";
 import webpEncoderWasm from "@jsquash/webp/codec/enc/webp_enc.wasm";
@@ -247,6 +247,25 @@ describe("transcodeWebp", () => {
       expect((await pixelgateError(() => transcodeWebp(webp, { width: 48, height: 64 }, target, 80))).code).toBe("invalid_image");
     }
     expect(transcodeWebp(webp, header, "jpeg", 80)!.length).toBeGreaterThan(100);
+  });
+
+  it("costs what its coding needs, told from the chunks before decoding (the memory gate's and the limits' figure)", async () => {
+    const files = await inputs();
+    const cost = (webp: Uint8Array) => [nativeBytesPerPixel(webp, "webp", "webp"), nativeBytesPerPixel(webp, "webp", "jpeg")];
+    const lossy = cost(files.lossy);
+    const alpha = cost(files["lossy with alpha"]);
+    const lossless = cost(files.lossless);
+    // The ALPH plane and libwebp's alpha coder, and VP8L's whole ARGB image, cost more.
+    expect(alpha[0]).toBeGreaterThan(lossless[0]!);
+    expect(lossless[0]).toBeGreaterThan(lossy[0]!);
+    expect(alpha[1]).toBeGreaterThan(lossy[1]!);
+    expect(lossless[1]).toBeGreaterThan(lossy[1]!);
+    expect(cost(files["lossless with alpha"])[0]).toBe(alpha[0]);
+    // Not this path's: a PNG target, an animation, an EXIF-oriented file.
+    expect(nativeBytesPerPixel(files.lossy, "webp", "png")).toBeNull();
+    const frame = await encodeImage(scene(8, 6), "webp");
+    expect(cost(animatedWebp({ width: 8, height: 6 }, [{ webp: frame, x: 0, y: 0, width: 8, height: 6 }]))).toEqual([null, null]);
+    expect(cost(webpWithExif(frame, exifApp1(6).subarray(4 + EXIF_MARKER.length), 8, 6))).toEqual([null, null]);
   });
 
   it("leaves animations (null) and EXIF-oriented files to the general path, which recodeImage takes", async () => {
