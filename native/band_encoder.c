@@ -17,21 +17,14 @@ int pg_band_encoder_begin(PgBandEncoder *e, int webp, int w, int h, int alpha, i
     e->picture.height = h;
     return WebPPictureAlloc(&e->picture);
   }
-  pg_error_handlers(&e->err);
-  e->co.err = &e->err;
-  jpeg_create_compress(&e->co);
-  e->jpeg_out = NULL;
-  e->jpeg_size = 0;
-  pg_jpeg_start(&e->co, w, h, jpeg_input, quality, &e->jpeg_out, &e->jpeg_size);
+  pg_jpeg_start(&e->jpeg, w, h, jpeg_input, quality);
   return 1;
 }
 
 // Finishes the file (every row written) and makes it the call's output.
 int pg_band_encoder_end(PgBandEncoder *e) {
   if (!e->webp) {
-    jpeg_finish_compress(&e->co);
-    jpeg_destroy_compress(&e->co);
-    pg_set_output(e->jpeg_out, e->jpeg_size);
+    pg_jpeg_finish(&e->jpeg);
     return PG_OK;
   }
   WebPConfig config;

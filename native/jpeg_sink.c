@@ -21,16 +21,28 @@ static const unsigned int ROBIDOUX_TABLE[64] = {
   56, 53, 91, 106, 131, 169, 226, 311, 85, 75, 135, 156, 189, 238, 311, 418,
 };
 
-void pg_jpeg_start(j_compress_ptr co, int width, int height, J_COLOR_SPACE input, int quality,
-                   unsigned char **out, unsigned long *out_size) {
+// The encoder lives on the caller's stack until pg_jpeg_finish (jpeg_mem_dest keeps &e->out).
+void pg_jpeg_start(PgJpegEncoder *e, int width, int height, J_COLOR_SPACE input, int quality) {
+  pg_error_handlers(&e->err);
+  e->co.err = &e->err;
+  jpeg_create_compress(&e->co);
+  e->out = NULL;
+  e->out_size = 0;
+  j_compress_ptr co = &e->co;
   co->image_width = (JDIMENSION)width;
   co->image_height = (JDIMENSION)height;
   co->input_components = input == JCS_GRAYSCALE ? 1 : 3;
   co->in_color_space = input;
   jpeg_set_defaults(co);
   pg_jpeg_settings(co, quality);
-  jpeg_mem_dest(co, out, out_size);
+  jpeg_mem_dest(co, &e->out, &e->out_size);
   jpeg_start_compress(co, TRUE);
+}
+
+void pg_jpeg_finish(PgJpegEncoder *e) {
+  jpeg_finish_compress(&e->co);
+  jpeg_destroy_compress(&e->co);
+  pg_set_output(e->out, e->out_size);
 }
 
 // Quality, tables and scan layout, after jpeg_set_defaults.
@@ -57,7 +69,7 @@ static void stream_rows(PgSource *s, j_compress_ptr co) {
 }
 
 // Writes `rows` rows of full-range YCbCr planes (from their first row; chroma repeated over each
-// 2x2 cell) to an encoder started with three components.
+// 2x2 cell) to an encoder started with JCS_YCbCr.
 void pg_jpeg_write_planes(j_compress_ptr co, const PgPlanes *p, int width, int rows) {
   JSAMPLE *row = malloc((size_t)width * 3);
   if (!row) pg_fail(PG_NO_MEMORY);
@@ -70,10 +82,20 @@ void pg_jpeg_write_planes(j_compress_ptr co, const PgPlanes *p, int width, int r
       row[3 * x + 1] = cb[x / 2];
       row[3 * x + 2] = cr[x / 2];
     }
-    JSAMPROW rows[1] = {row};
-    jpeg_write_scanlines(co, rows, 1);
+    JSAMPROW one[1] = {row};
+    jpeg_write_scanlines(co, one, 1);
   }
   free(row);
+}
+
+// Full-range YCbCr 4:2:0 planes encoded as the call's output. `release` (the planes' memory) is
+// freed once every row is in the encoder, before its final passes over the coefficients.
+static void planes_to_jpeg(const PgPlanes *planes, int width, int height, int quality, void *release) {
+  PgJpegEncoder e;
+  pg_jpeg_start(&e, width, height, JCS_YCbCr, quality);
+  pg_jpeg_write_planes(&e.co, planes, width, height);
+  free(release);
+  pg_jpeg_finish(&e);
 }
 
 // `data` is taken over (freed once decoded, or at the end when streaming).
@@ -82,23 +104,10 @@ int pg_jpeg_to_jpeg(uint8_t *data, size_t size, int width, int height, int orien
   int status = pg_source_open(&source, data, size, width, height, orientation);
   if (status != PG_OK) return status;
 
-  struct jpeg_compress_struct co;
-  struct jpeg_error_mgr err;
-  pg_error_handlers(&err);
-  co.err = &err;
-  jpeg_create_compress(&co);
-  unsigned char *out = NULL;
-  unsigned long out_size = 0;
-
   // A progressive input holds its whole coefficient array while decoding, as the encoder does
   // while encoding: going through planes lets the decoder's go first (4.5 bytes a pixel at the
   // peak instead of 6).
-  if (source.orientation == 1 && !jpeg_has_multiple_scans(&source.cinfo)) {
-    pg_jpeg_start(&co, source.width, source.height, source.cinfo.out_color_space, quality, &out, &out_size);
-    stream_rows(&source, &co);
-    jpeg_destroy_decompress(&source.cinfo);
-    free(data);
-  } else {
+  if (source.orientation != 1 || jpeg_has_multiple_scans(&source.cinfo)) {
     int cw = (source.width + 1) / 2, ch = (source.height + 1) / 2;
     size_t luma = (size_t)source.width * source.height, chroma = (size_t)cw * ch;
     uint8_t *pixels = malloc(luma + 2 * chroma);
@@ -109,12 +118,15 @@ int pg_jpeg_to_jpeg(uint8_t *data, size_t size, int width, int height, int orien
     pg_source_to_planes(&source, &planes, &range);
     jpeg_destroy_decompress(&source.cinfo);
     free(data);
-    pg_jpeg_start(&co, source.width, source.height, JCS_YCbCr, quality, &out, &out_size);
-    pg_jpeg_write_planes(&co, &planes, source.width, source.height);
-    free(pixels);
+    planes_to_jpeg(&planes, source.width, source.height, quality, pixels);
+    return PG_OK;
   }
-  jpeg_finish_compress(&co);
-  jpeg_destroy_compress(&co);
-  pg_set_output(out, out_size);
+
+  PgJpegEncoder e;
+  pg_jpeg_start(&e, source.width, source.height, source.cinfo.out_color_space, quality);
+  stream_rows(&source, &e.co);
+  jpeg_destroy_decompress(&source.cinfo);
+  free(data);
+  pg_jpeg_finish(&e);
   return PG_OK;
 }

@@ -53,7 +53,16 @@ void pg_range_full(PgRange *range);
 void pg_range_studio(PgRange *range);
 void pg_set_output(uint8_t *data, size_t size);
 void pg_jpeg_settings(j_compress_ptr co, int quality);
-void pg_jpeg_start(j_compress_ptr co, int width, int height, J_COLOR_SPACE input, int quality, unsigned char **out, unsigned long *out_size);
+// A JPEG encoder (progressive, optimised, pg_jpeg_settings) whose file becomes the call's
+// output at pg_jpeg_finish; rows go in with jpeg_write_scanlines(&e->co, ...).
+typedef struct {
+  struct jpeg_compress_struct co;
+  struct jpeg_error_mgr err;
+  unsigned char *out;
+  unsigned long out_size;
+} PgJpegEncoder;
+void pg_jpeg_start(PgJpegEncoder *e, int width, int height, J_COLOR_SPACE input, int quality);
+void pg_jpeg_finish(PgJpegEncoder *e);
 void pg_jpeg_write_planes(j_compress_ptr co, const PgPlanes *p, int width, int rows);
 uint8_t *pg_raster_begin(int target_is_webp, int w, int h, int has_alpha, int quality, int batch_rows);
 void pg_raster_rows(int n);
@@ -68,10 +77,7 @@ typedef struct {
   int webp;
   float quality;
   WebPPicture picture;
-  struct jpeg_compress_struct co;
-  struct jpeg_error_mgr err;
-  unsigned char *jpeg_out;
-  unsigned long jpeg_size;
+  PgJpegEncoder jpeg;
 } PgBandEncoder;
 
 int pg_band_encoder_begin(PgBandEncoder *e, int webp, int w, int h, int alpha, int quality, J_COLOR_SPACE jpeg_input);

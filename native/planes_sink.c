@@ -135,7 +135,7 @@ void pg_planes_rows(int n) {
       for (int i = 0; i < n; i++) memcpy(pic->a + (size_t)(next_row + i) * pic->a_stride, alpha + (size_t)i * width, width);
   } else {
     convert_band(&in, &in, alpha, n);
-    pg_jpeg_write_planes(&encoder.co, &in, width, n);
+    pg_jpeg_write_planes(&encoder.jpeg.co, &in, width, n);
   }
   next_row += n;
 }

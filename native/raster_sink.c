@@ -71,7 +71,7 @@ static void jpeg_rows(int n) {
       for (int c = 0; c < 3; c++) row[3 * x + c] = (uint8_t)((row[4 * x + c] * a + 127) / 255);
     }
     JSAMPROW one[1] = {row};
-    jpeg_write_scanlines(&encoder.co, one, 1);
+    jpeg_write_scanlines(&encoder.jpeg.co, one, 1);
   }
 }
 

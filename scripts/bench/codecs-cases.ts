@@ -90,17 +90,19 @@ export const MEMORY_CASES: TimingCase[] = [
   { kind: "encode", id: "avif-q50-from-png", label: "convert avif q50 (png in)", input: "png", target: "avif", goalRatio: 2.0 },
   { kind: "decode", id: "decode-webp", label: "decode webp", input: "webp" },
   { kind: "decode", id: "decode-avif", label: "decode avif", input: "avif" },
+  // WebP uploads, which our own WASM build decodes straight into the encoders (lossless and
+  // alpha files cost more inside libwebp, and have figures of their own).
+  ...(["webp", "webp-lossless", "webp-alpha"] as const).flatMap((input): EncodeCase[] =>
+    (["webp", "jpeg"] as const).map((target) => ({ kind: "encode", id: `${target}-q70-from-${input}`, label: `compress ${target} q70 (${input} in)`, input, target, quality: 70, goalRatio: 1.3 })),
+  ),
   // sharp cannot read HEVC, so HEIC has no timing cases (goalRatio unused): memory only, where
   // heif-enc exists.
   ...(HEIC_INPUT
-    ? ([
-        { kind: "encode", id: "webp-q70-from-heic", label: "compress webp q70 (heic in)", input: "heic", target: "webp", quality: 70, goalRatio: 0 },
-        { kind: "encode", id: "jpeg-q70-from-heic", label: "compress jpeg q70 (heic in)", input: "heic", target: "jpeg", quality: 70, goalRatio: 0 },
-      ] as TimingCase[])
+    ? (["webp", "jpeg"] as const).map((target): EncodeCase => ({ kind: "encode", id: `${target}-q70-from-heic`, label: `compress ${target} q70 (heic in)`, input: "heic", target, quality: 70, goalRatio: 0 }))
     : []),
 ];
 
-export const INPUT_KINDS: InputKind[] = ["jpeg", "png", "png-alpha", "webp", "avif", ...(HEIC_INPUT ? (["heic"] as const) : [])];
+export const INPUT_KINDS: InputKind[] = ["jpeg", "png", "png-alpha", "webp", "webp-lossless", "webp-alpha", "avif", ...(HEIC_INPUT ? (["heic"] as const) : [])];
 
 /** What sharp is asked to do for `c`, at the service's settings. Pure data, printed in the report. */
 export interface SharpPlan {

@@ -165,16 +165,17 @@ function cutOut(data: Uint8ClampedArray, width: number, height: number): void {
   }
 }
 
-export type InputKind = "jpeg" | "png" | "png-alpha" | "webp" | "avif" | "heic";
+export type InputKind = "jpeg" | "png" | "png-alpha" | "webp" | "webp-lossless" | "webp-alpha" | "avif" | "heic";
 
 /**
  * The uploaded file for each input kind, made by sharp from the scene: a camera-like JPEG
  * (quality 90, 4:2:0, baseline), an RGB PNG (as photos are saved) or an RGBA PNG for the
- * cut-out, a quality-80 WebP and a quality-50 AVIF. HEIC comes from Debian's heif-enc at
- * quality 50 (sharp's libvips cannot write HEVC): only where heif-enc is installed (HEIC_INPUT).
+ * cut-out, a quality-80 WebP (lossy; lossless; lossy with alpha for the cut-out) and a
+ * quality-50 AVIF. HEIC comes from Debian's heif-enc at quality 50 (sharp's libvips cannot
+ * write HEVC): only where heif-enc is installed (HEIC_INPUT).
  */
 export async function encodeInput(kind: InputKind, opaque: Pixels, cutout: () => Pixels): Promise<Uint8Array> {
-  const withAlpha = kind === "png-alpha";
+  const withAlpha = kind === "png-alpha" || kind === "webp-alpha";
   const source = withAlpha ? cutout() : opaque;
   const raw = sharp(Buffer.from(source.data.buffer, source.data.byteOffset, source.data.byteLength), {
     raw: { width: source.width, height: source.height, channels: 4 },
@@ -188,7 +189,10 @@ export async function encodeInput(kind: InputKind, opaque: Pixels, cutout: () =>
     case "png-alpha":
       return image.png({ compressionLevel: 6 }).toBuffer();
     case "webp":
+    case "webp-alpha":
       return image.webp({ quality: 80 }).toBuffer();
+    case "webp-lossless":
+      return image.webp({ lossless: true }).toBuffer();
     case "avif":
       return image.avif({ quality: 50, effort: 2 }).toBuffer();
     case "heic":

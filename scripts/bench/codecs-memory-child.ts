@@ -113,6 +113,8 @@ let base = process.memoryUsage();
 const stages: Partial<Record<Stage, StagePeak>> = {};
 let peak: StagePeak & { stage: Stage } = { total: 0, wasm: 0, js: 0, stage: "decode" };
 let heapPeak = 0;
+/** The sampling ticker runs while set; cleared when the case ends, failed or not (or the child never exits). */
+let sampling = false;
 
 function sample(): void {
   let wasm = 0;
@@ -257,7 +259,7 @@ async function run(spec: MemorySpec, bodyPath: string): Promise<MemoryReport> {
   await inputModules(); // loaded before the baseline
 
   // Every event-loop turn samples, for the JS codecs that allocate between awaits.
-  let sampling = true;
+  sampling = true;
   const ticker = (async () => {
     while (sampling) {
       sample();
@@ -355,6 +357,7 @@ try {
   const message = error instanceof Error ? error.message : String(error);
   console.log(`MEMORY ${JSON.stringify({ id: spec.id, ok: false, error: message })}`);
   process.exitCode = 1;
+  sampling = false;
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }

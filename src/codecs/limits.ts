@@ -83,10 +83,11 @@ function measuredMax(format: InputFormat, bytesPerPixel: number): number {
 }
 
 /**
- * Bytes per pixel of the cheapest way a format is read: JPEG, PNG and HEIC go straight into
- * the WebP and JPEG encoders of our own WASM build (recode-cost.ts), with no RGBA raster in between.
+ * Bytes per pixel of the cheapest way a format is read: JPEG, PNG, still WebP and HEIC go
+ * straight into the WebP and JPEG encoders of our own WASM build (recode-cost.ts), with no RGBA
+ * raster in between.
  */
-const CHEAPEST_READ_BYTES_PER_PIXEL: Partial<Record<InputFormat, number>> = { jpeg: 2.7, png: 2.4, heic: 6.2 };
+const CHEAPEST_READ_BYTES_PER_PIXEL: Partial<Record<InputFormat, number>> = { jpeg: 2.7, png: 2.4, webp: 2.5, heic: 6.2 };
 
 /**
  * The pixel limit for reading `format` at all: what its cheapest path fits in the isolate's

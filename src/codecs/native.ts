@@ -1,7 +1,7 @@
 // Pixelgate's own WASM codec build (native/*.c, built by scripts/build-wasm.sh from Debian's
 // libjpeg-turbo, libwebp, libspng and zlib sources; docs/native-codecs.md): WebP and JPEG out,
-// from a JPEG or PNG file in one call, or from an RGBA raster or YCbCr planes (a HEIC decoded
-// by libheif) held in JavaScript.
+// from a JPEG, PNG or WebP file in one call, or from an RGBA raster or YCbCr planes (a HEIC
+// decoded by libheif) held in JavaScript.
 //
 // Why not jsquash here: its bindings take and return whole RGBA rasters, so a 12 MP JPEG to
 // WebP held the image as the decoder's WASM output, its JS copy, the encoder's embind copy and
@@ -41,6 +41,8 @@ interface NativeExports {
   pg_raster_rows(rows: number): void;
   pg_raster_end(): number;
   pg_png_to(webp: number, width: number, height: number, quality: number): number;
+  pg_webp_to_webp(data: number, size: number, width: number, height: number, quality: number): number;
+  pg_webp_to_jpeg(data: number, size: number, width: number, height: number, quality: number): number;
   pg_planes_begin(webp: number, width: number, height: number, alpha: number, quality: number, batchRows: number, kr: number, kb: number, fullRange: number): number;
   pg_planes_rows(rows: number): void;
   pg_planes_end(): number;
@@ -109,13 +111,35 @@ export function transcodeJpeg(
   orientation: Orientation = 1,
 ): Uint8Array | null {
   return runNative(target, (native) => {
-    const input = native.malloc(bytes.length);
-    if (input === 0) throw new NativeFailure(NativeStatus.NoMemory);
-    new Uint8Array(native.memory.buffer, input, bytes.length).set(bytes);
+    const input = copyIn(native, bytes);
     const run = target === "webp" ? native.pg_jpeg_to_webp : native.pg_jpeg_to_jpeg;
     // The module owns `input` from here and frees it once decoded.
     return run(input, bytes.length, size.width, size.height, orientation, quality);
   });
+}
+
+/**
+ * Re-encodes a whole still WebP file (lossy or lossless, with or without alpha) of the given
+ * header size as `target`: WebP keeps alpha, JPEG flattens onto black. Returns null for what
+ * this path leaves to the general one (animations); throws invalid_image for damaged data or a
+ * size other than the header's, image_too_large when memory runs out. The EXIF orientation is
+ * not applied: the caller sends oriented files the general way.
+ */
+export function transcodeWebp(bytes: Uint8Array, size: { width: number; height: number }, target: NativeTarget, quality: number): Uint8Array | null {
+  return runNative(target, (native) => {
+    const input = copyIn(native, bytes);
+    const run = target === "webp" ? native.pg_webp_to_webp : native.pg_webp_to_jpeg;
+    // The module owns `input` from here and frees it once decoded.
+    return run(input, bytes.length, size.width, size.height, quality);
+  });
+}
+
+/** The file copied into the instance's memory; the address the module takes over. */
+function copyIn(native: NativeExports, bytes: Uint8Array): number {
+  const input = native.malloc(bytes.length);
+  if (input === 0) throw new NativeFailure(NativeStatus.NoMemory);
+  new Uint8Array(native.memory.buffer, input, bytes.length).set(bytes);
+  return input;
 }
 
 /**

@@ -2,16 +2,18 @@ import type { ImageFormat, InputFormat } from "./formats.ts";
 import { heicEncoding } from "./heic.ts";
 import { readJpegFrame } from "./jpeg.ts";
 import { readOrientation } from "./orientation.ts";
+import { readWebpLayout } from "./webp.ts";
 
 // What one compress or convert costs per pixel on the path recode.ts will take, read from the
 // file's first bytes before anything is decoded. Our own WASM build (native.ts) takes JPEG, PNG
-// and HEIC (libheif's YCbCr planes) to WebP or JPEG without an RGBA raster; the figures are its measured peaks (memory child
-// of `npm run bench:codecs`, docs/codecs.md), the upload counted separately (limits.ts).
+// still WebP and HEIC (libheif's YCbCr planes) to WebP or JPEG without an RGBA raster; the
+// figures are its measured peaks (memory child of `npm run bench:codecs`, docs/codecs.md), the
+// upload counted separately (limits.ts).
 // Anything else decodes to a raster and encodes it: null here, the general figures apply.
 
 const NATIVE_TARGETS: ReadonlySet<ImageFormat> = new Set(["webp", "jpeg"]);
 
-/** Peak WASM bytes per pixel of the native paths, as measured (12 and 24 MP). */
+/** Peak WASM bytes per pixel of the native paths, as measured (slopes between 4, 12 and 24 MP). */
 const NATIVE_BYTES_PER_PIXEL = {
   jpegBaseline: { webp: 2.7, jpeg: 3.3 },
   // A progressive file is decoded whole (coefficients, then oriented YUV planes) before encoding.
@@ -19,6 +21,16 @@ const NATIVE_BYTES_PER_PIXEL = {
   pngOpaque: { webp: 2.4, jpeg: 3.1 },
   // libwebp's lossless alpha coder needs ~22 B/px (289 MB for a 12 MP PNG with alpha).
   pngAlpha: { webp: 24, jpeg: null },
+  // Still WebP, lossy: decoded into the WebP encoder's YUV planes, or streamed as rows into
+  // the JPEG encoder (its coefficients, 3 B/px, are then the picture's only whole copy).
+  webpLossy: { webp: 2.5, jpeg: 3.6 },
+  // VP8L goes through a whole ARGB image inside libwebp (4 B/px) before the planes are written.
+  webpLossless: { webp: 5.7, jpeg: 5.9 },
+  // The ALPH plane is held whole inside libwebp, twice, plus 4 B/px when its stream uses more
+  // than a palette; a WebP target then pays for libwebp's lossless alpha coder, as PNG with
+  // alpha does.
+  webpAlpha: { webp: 22.4, jpeg: 10.3 },
+  webpLosslessAlpha: { webp: 22.4, jpeg: 6.6 },
   // libheif's instance (~4.7 B/px at its peak, 6.4 with an alpha plane) and the planes copied
   // out of it; the encoder comes after libheif is gone and needs less.
   heic: { webp: 6.2, jpeg: 6.2 },
@@ -44,6 +56,11 @@ export function nativeBytesPerPixel(bytes: Uint8Array, input: InputFormat, targe
   if (!NATIVE_TARGETS.has(target)) return null;
   const to = target as "webp" | "jpeg";
   if (input === "jpeg") return NATIVE_BYTES_PER_PIXEL[readJpegFrame(bytes).progressive ? "jpegProgressive" : "jpegBaseline"][to];
+  if (input === "webp") {
+    const { lossless, alpha, animated } = readWebpLayout(bytes);
+    if (animated || readOrientation(bytes, "webp") !== 1) return null; // the general path takes the first frame or turns it
+    return NATIVE_BYTES_PER_PIXEL[lossless ? (alpha ? "webpLosslessAlpha" : "webpLossless") : alpha ? "webpAlpha" : "webpLossy"][to];
+  }
   if (input === "heic") {
     const encoding = heicEncoding(bytes);
     return encoding && NATIVE_BYTES_PER_PIXEL[encoding.alpha ? "heicAlpha" : "heic"][to];

@@ -1,6 +1,6 @@
 // Decode and re-encode in one step, for compress and convert: the paths our own WASM build
-// handles (native.ts: JPEG, PNG or HEIC in, WebP or JPEG out) skip the RGBA raster; everything
-// else decodes and encodes as before.
+// handles (native.ts: JPEG, PNG, WebP or HEIC in, WebP or JPEG out) skip the RGBA raster;
+// everything else decodes and encodes as before.
 
 import type { ImageHeader, ImageFormat } from "./formats.ts";
 import { assertDecodable, assertSafeToDecode } from "./header.ts";
@@ -9,11 +9,11 @@ import { assertFormatHolds, encodeImage, encodeQuality, type EncodeOptions } fro
 import { JPEG_DEFAULT_QUALITY } from "./jpeg.ts";
 import { decodeHeicPlanes, heicEncoding } from "./heic.ts";
 import { maxPixelsFor } from "./limits.ts";
-import { encodePlanes, transcodeJpeg, transcodePng, type NativeTarget } from "./native.ts";
+import { encodePlanes, transcodeJpeg, transcodePng, transcodeWebp, type NativeTarget } from "./native.ts";
 import { readOrientation } from "./orientation.ts";
 import { WEBP_DEFAULT_QUALITY } from "./webp.ts";
 
-/** Targets of the native paths (JPEG or PNG in), with the quality convert uses when compress gives none. */
+/** Targets of the native paths (JPEG, PNG or WebP in), with the quality convert uses when compress gives none. */
 const NATIVE_TARGETS: Partial<Record<ImageFormat, number>> = {
   webp: WEBP_DEFAULT_QUALITY,
   jpeg: JPEG_DEFAULT_QUALITY,
@@ -61,16 +61,18 @@ async function heicRecode(bytes: Uint8Array, header: ImageHeader, format: ImageF
 /** The native path's result, or null when it does not apply to this input and target. */
 function nativeRecode(bytes: Uint8Array, header: ImageHeader, format: ImageFormat, options: EncodeOptions): RecodedImage | null {
   const defaultQuality = NATIVE_TARGETS[format];
-  if ((header.format !== "jpeg" && header.format !== "png") || defaultQuality === undefined) return null;
+  const input = header.format;
+  if ((input !== "jpeg" && input !== "png" && input !== "webp") || defaultQuality === undefined) return null;
   // The checks decodeImage and encodeImage make, in the same order, before any pixel is decoded.
   assertDecodable(header);
   assertSafeToDecode(bytes, header);
-  const orientation = readOrientation(bytes, header.format);
-  if (header.format === "png") {
-    // An EXIF-oriented PNG is rare: the general path turns it.
+  const orientation = readOrientation(bytes, input);
+  if (input !== "jpeg") {
+    // An EXIF-oriented PNG or WebP is rare: the general path turns it.
     if (orientation !== 1) return null;
     assertFormatHolds(header.width, header.height, format);
-    const out = transcodePng(bytes, header, format as NativeTarget, encodeQuality(options) ?? defaultQuality);
+    const transcode = input === "png" ? transcodePng : transcodeWebp;
+    const out = transcode(bytes, header, format as NativeTarget, encodeQuality(options) ?? defaultQuality);
     return out && { bytes: out, width: header.width, height: header.height };
   }
   const turned = orientation >= 5;

@@ -68,6 +68,31 @@ export function readWebpHeader(bytes: Uint8Array): { width: number; height: numb
   throw invalidImage(`The WebP starts with an unknown chunk "${fourcc}".`);
 }
 
+/** How a still WebP is coded, from its chunks: what its native recode costs (recode-cost.ts). */
+export interface WebpLayout {
+  /** VP8L: libwebp decodes it through a whole ARGB image. */
+  lossless: boolean;
+  /** An ALPH chunk, or a VP8L stream that says it uses alpha. */
+  alpha: boolean;
+  animated: boolean;
+}
+
+export function readWebpLayout(bytes: Uint8Array): WebpLayout {
+  const layout: WebpLayout = { lossless: false, alpha: false, animated: false };
+  for (const { fourcc, payload } of chunks(riff(bytes), 12, bytes.length)) {
+    // The VP8X animation flag, or a frame: the general path takes the first frame.
+    if ((fourcc === "VP8X" && payload.length > 0 && (payload[0]! & 0x02) !== 0) || fourcc === "ANMF") layout.animated = true;
+    if (fourcc === "ALPH") layout.alpha = true;
+    if (fourcc === "VP8L") {
+      layout.lossless = true;
+      // The bit after the 14-bit width and height: alpha_is_used.
+      if (payload.length >= 5 && (payload[4]! & 0x10) !== 0) layout.alpha = true;
+    }
+    if (fourcc === "VP8 " || fourcc === "VP8L") break;
+  }
+  return layout;
+}
+
 export async function decodeWebp(bytes: Uint8Array): Promise<RasterImage> {
   const r = riff(bytes);
   const list = [...chunks(r, 12, bytes.length)];

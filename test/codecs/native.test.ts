@@ -1,15 +1,33 @@
-// Our own WASM build (src/codecs/native.ts): JPEG to WebP and JPEG without an RGBA raster,
-// run in workerd, checked by decoding its output with the other decoder (jsquash).
+// Our own WASM build (src/codecs/native.ts): JPEG, PNG and WebP to WebP and JPEG without an RGBA
+// raster, run in workerd, checked by decoding its output with the other decoder (jsquash).
 
 import { describe, expect, it } from "vitest";
-import { applyOrientation, decodeImage, encodeImage, readHeader, recodeImage, type RasterImage } from "../../src/codecs/index.ts";
+import { applyOrientation, decodeImage, encodeImage, nativeBytesPerPixel, readHeader, recodeImage, type RasterImage } from "../../src/codecs/index.ts";
 import { encodeBaselineJpeg } from "../../src/codecs/jpeg.ts";
-import { transcodeJpeg, transcodePng } from "../../src/codecs/native.ts";
+import webpEncoderFactory from "@jsquash/webp/codec/enc/webp_enc.js";
+import webpEncoderWasm from "@jsquash/webp/codec/enc/webp_enc.wasm";
+import { defaultOptions as webpDefaults } from "@jsquash/webp/meta.js";
+import { transcodeJpeg, transcodePng, transcodeWebp } from "../../src/codecs/native.ts";
+import { instantiateCodec } from "../../src/codecs/wasm.ts";
 import type { Orientation } from "../../src/codecs/orientation.ts";
 import { loadSourceImage } from "../../src/tools/source-image.ts";
 import { newAccount } from "../support/fixtures";
 import { balanceOf, bytesOfDataUri, dataUriOf, postTool } from "../support/tool-calls";
-import { exifApp1, gradient, gradientWithAlpha, handPng, meanDiff, pixelAt, pixelgateError, quadrants, withJpegSegments } from "./support.ts";
+import {
+  animatedWebp,
+  EXIF_MARKER,
+  exifApp1,
+  gradient,
+  gradientWithAlpha,
+  handPng,
+  meanDiff,
+  pixelAt,
+  pixelgateError,
+  quadrants,
+  riffChunks,
+  webpWithExif,
+  withJpegSegments,
+} from "./support.ts";
 
 /** Quadrants with a gradient inside, so every flip and turn is told apart and tone is tested. */
 function scene(width: number, height: number): RasterImage {
@@ -151,6 +169,120 @@ describe("transcodePng", () => {
   });
 });
 
+/** Peak signal-to-noise ratio of the colour channels, in dB (alpha left out). */
+function psnr(a: RasterImage, b: RasterImage): number {
+  let squares = 0;
+  for (let i = 0; i < a.data.length; i++) if (i % 4 !== 3) squares += (a.data[i]! - b.data[i]!) ** 2;
+  return 10 * Math.log10((255 * 255) / (squares / ((a.data.length / 4) * 3)));
+}
+
+/** `image` over black, as a JPEG target flattens it. */
+function overBlack(image: RasterImage): RasterImage {
+  const data = image.data.slice();
+  for (let i = 0; i < data.length; i += 4) {
+    for (let c = 0; c < 3; c++) data[i + c] = Math.round((data[i + c]! * data[i + 3]!) / 255);
+    data[i + 3] = 255;
+  }
+  return { ...image, data };
+}
+
+/** A WebP of the other coding kinds, from jsquash's encoder (ours writes lossy WebP only). */
+async function jsquashWebp(image: RasterImage, options: Partial<typeof webpDefaults>): Promise<Uint8Array> {
+  type Encoder = { encode(data: BufferSource, width: number, height: number, options: typeof webpDefaults): Uint8Array | null };
+  const encoder = await instantiateCodec<Encoder>(webpEncoderFactory, webpEncoderWasm);
+  return new Uint8Array(encoder.encode(image.data, image.width, image.height, { ...webpDefaults, ...options })!);
+}
+
+describe("transcodeWebp", () => {
+  const opaque = scene(67, 41);
+  const cutOut = gradientWithAlpha(67, 41);
+  const inputs = async () => ({
+    lossy: await encodeImage(opaque, "webp", { quality: 90 }),
+    "lossy with alpha": await encodeImage(cutOut, "webp", { quality: 90 }),
+    lossless: await jsquashWebp(opaque, { lossless: 1 }),
+    "lossless with alpha": await jsquashWebp(cutOut, { lossless: 1, exact: 1 }),
+  });
+
+  it("writes the layouts the header reader tells apart (VP8, VP8X+ALPH, VP8L)", async () => {
+    const chunkNames = Object.values(await inputs()).map((webp) => riffChunks(webp).map(([fourcc]) => fourcc).join(","));
+    expect(chunkNames).toEqual(["VP8 ", "VP8X,ALPH,VP8 ", "VP8L", "VP8L"]);
+  });
+
+  for (const target of ["webp", "jpeg"] as const) {
+    it(`to ${target}: the decoded pixels match jsquash's decode of the input, alpha ${target === "webp" ? "kept" : "flattened onto black"}`, async () => {
+      for (const [name, webp] of Object.entries(await inputs())) {
+        const header = readHeader(webp, "webp");
+        const source = await decodeImage(webp, header); // jsquash's libwebp decoder
+        const shown = await decoded(transcodeWebp(webp, header, target, 95)!, target);
+        expect([shown.width, shown.height], name).toEqual([67, 41]);
+        const expected = target === "jpeg" ? overBlack(source) : source;
+        // As close as the general path (jsquash's decode, then our raster encoder) gets: over
+        // 33 dB for lossy inputs (already 4:2:0); less for lossless ones, which lose their full
+        // chroma resolution either way.
+        const general = await decoded(await encodeImage(source, target, { quality: 95 }), target);
+        const quality = (image: RasterImage) => psnr(overBlack(image), overBlack(expected));
+        expect(quality(shown), name).toBeGreaterThan(Math.min(33, quality(general) - 0.5));
+        expect(meanDiff(expected, shown), name).toBeLessThan(meanDiff(expected, general) * 1.2 + 0.5);
+        if (name.includes("alpha")) {
+          // Inside the cut-out, on its edge, and in the clear corner.
+          for (const [x, y] of [[33, 20], [60, 5], [1, 1]] as const) {
+            const alpha = pixelAt(shown, x, y)[3];
+            if (target === "webp") expect(alpha, `${name} at ${x},${y}`).toBe(pixelAt(source, x, y)[3]);
+            else expect(alpha, `${name} at ${x},${y}`).toBe(255);
+          }
+        }
+      }
+    });
+  }
+
+  it("answers invalid_image for a cut-off or damaged file and for a size other than the header's", async () => {
+    const webp = await encodeImage(scene(64, 48), "webp", { quality: 80 });
+    const header = readHeader(webp, "webp");
+    const damaged = webp.slice();
+    damaged.fill(0xff, 40, 200); // the first partition's modes and probabilities
+    for (const target of ["webp", "jpeg"] as const) {
+      for (const bad of [webp.subarray(0, webp.length >> 1), damaged]) {
+        expect((await pixelgateError(() => transcodeWebp(bad, header, target, 80))).code).toBe("invalid_image");
+      }
+      expect((await pixelgateError(() => transcodeWebp(webp, { width: 48, height: 64 }, target, 80))).code).toBe("invalid_image");
+    }
+    expect(transcodeWebp(webp, header, "jpeg", 80)!.length).toBeGreaterThan(100);
+  });
+
+  it("costs what its coding needs, told from the chunks before decoding (the memory gate's and the limits' figure)", async () => {
+    const files = await inputs();
+    const cost = (webp: Uint8Array) => [nativeBytesPerPixel(webp, "webp", "webp"), nativeBytesPerPixel(webp, "webp", "jpeg")];
+    const lossy = cost(files.lossy);
+    const alpha = cost(files["lossy with alpha"]);
+    const lossless = cost(files.lossless);
+    // The ALPH plane and libwebp's alpha coder, and VP8L's whole ARGB image, cost more.
+    expect(alpha[0]).toBeGreaterThan(lossless[0]!);
+    expect(lossless[0]).toBeGreaterThan(lossy[0]!);
+    expect(alpha[1]).toBeGreaterThan(lossy[1]!);
+    expect(lossless[1]).toBeGreaterThan(lossy[1]!);
+    expect(cost(files["lossless with alpha"])[0]).toBe(alpha[0]);
+    // Not this path's: a PNG target, an animation, an EXIF-oriented file.
+    expect(nativeBytesPerPixel(files.lossy, "webp", "png")).toBeNull();
+    const frame = await encodeImage(scene(8, 6), "webp");
+    expect(cost(animatedWebp({ width: 8, height: 6 }, [{ webp: frame, x: 0, y: 0, width: 8, height: 6 }]))).toEqual([null, null]);
+    expect(cost(webpWithExif(frame, exifApp1(6).subarray(4 + EXIF_MARKER.length), 8, 6))).toEqual([null, null]);
+  });
+
+  it("leaves animations (null) and EXIF-oriented files to the general path, which recodeImage takes", async () => {
+    const frame = await encodeImage(scene(8, 6), "webp");
+    const anim = animatedWebp({ width: 8, height: 6 }, [{ webp: frame, x: 0, y: 0, width: 8, height: 6 }]);
+    expect(transcodeWebp(anim, { width: 8, height: 6 }, "webp", 80)).toBeNull();
+    expect(await recodeImage(anim, readHeader(anim, "webp"), "jpeg")).toMatchObject({ width: 8, height: 6 });
+
+    const exif = exifApp1(6).subarray(4 + EXIF_MARKER.length); // the TIFF structure inside the APP1 segment
+    const turned = webpWithExif(await encodeImage(scene(40, 20), "webp"), exif, 40, 20);
+    for (const format of ["webp", "jpeg"] as const) {
+      const out = await recodeImage(turned, readHeader(turned, "webp"), format, { quality: 75 });
+      expect([out.width, out.height]).toEqual([20, 40]);
+    }
+  });
+});
+
 describe("compress and convert through the native path", () => {
   it("a portrait-tagged JPEG converts to an upright WebP, 1 credit", async () => {
     const account = await newAccount({ credits: 3 });
@@ -161,6 +293,18 @@ describe("compress and convert through the native path", () => {
     const shown = await decoded(bytesOfDataUri(body.result.image).bytes, "webp");
     expect([shown.width, shown.height]).toEqual([32, 48]);
     expect(await balanceOf(account.id)).toBe(2);
+  });
+
+  it("a truncated WebP is refused with 400 invalid_image before the charge", async () => {
+    const account = await newAccount({ credits: 3 });
+    const webp = await encodeImage(scene(48, 32), "webp");
+    const cut = webp.subarray(0, webp.length - 40);
+    for (const targetFormat of ["webp", "jpeg"]) {
+      const response = await postTool("/v1/compress", account.key, { image: `data:image/webp;base64,${btoa(String.fromCharCode(...cut))}`, targetFormat });
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe("invalid_image");
+    }
+    expect(await balanceOf(account.id)).toBe(3);
   });
 
   it("a truncated JPEG is refused with 400 invalid_image before the charge", async () => {

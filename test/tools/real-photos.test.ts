@@ -7,8 +7,9 @@ import { newAccount } from "../support/fixtures";
 import { balanceOf, base64, bytesOfDataUri, fetchHosted, postTool } from "../support/tool-calls";
 
 // Photos at the sizes people send: a 12 MP phone JPEG shot in portrait (EXIF orientation 6), a
-// 12 MP HEIC (what iPhones save) and a 24 MP camera JPEG, through compress and convert end to end, within one isolate's memory
-// (the JPEG paths of our own WASM build). The pictures are smooth gradients, made here.
+// 12 MP HEIC (what iPhones save), a 24 MP camera JPEG and a 12 MP WebP, through compress and
+// convert end to end, within one isolate's memory (the JPEG, HEIC and WebP paths of our own WASM
+// build). The pictures are smooth gradients, made here.
 
 /** A baseline JPEG, as cameras and phones write them. */
 async function photo(width: number, height: number, orientation?: number): Promise<string> {
@@ -65,6 +66,24 @@ describe("real photo sizes", () => {
       const hosted = await fetchHosted(body.result.imageUrl, body.result.mimeType);
       expect(sniffFormat(hosted)).toBe(targetFormat);
     }
+    expect(await balanceOf(account.id)).toBe(3);
+  }, 180_000);
+
+  it("compresses a 12 MP WebP to WebP and converts it to JPEG (libwebp's decoder into the encoders): 4032x3024", async () => {
+    const account = await newAccount({ credits: 5 });
+    const webp = await encodeImage(gradient(4032, 3024), "webp", { quality: 80 });
+    const image = `data:image/webp;base64,${base64(webp)}`;
+    const compressed = await postTool("/v1/compress", account.key, { image, targetFormat: "webp", quality: 70 });
+    expect(compressed.status, compressed.status === 200 ? "" : await compressed.clone().text()).toBe(200);
+    const { bytes } = bytesOfDataUri(((await compressed.json()) as { result: { image: string } }).result.image);
+    expect(sniffFormat(bytes)).toBe("webp");
+    expect(readHeader(bytes, "webp")).toMatchObject({ width: 4032, height: 3024 });
+
+    const converted = await postTool("/v1/convert-format", account.key, { image, targetFormat: "jpeg" });
+    expect(converted.status, converted.status === 200 ? "" : await converted.clone().text()).toBe(200);
+    const body = (await converted.json()) as { result: { imageUrl: string; width: number; height: number; mimeType: string } };
+    expect([body.result.width, body.result.height]).toEqual([4032, 3024]);
+    expect(readHeader(await fetchHosted(body.result.imageUrl, body.result.mimeType), "jpeg")).toMatchObject({ width: 4032, height: 3024 });
     expect(await balanceOf(account.id)).toBe(3);
   }, 180_000);
 

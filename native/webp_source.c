@@ -1,0 +1,192 @@
+// WebP to WebP or JPEG without an RGBA raster: libwebp's decoder writes YUV 4:2:0 (and the
+// alpha plane) into memory we hand it.
+//   WebP: that memory is the encoder's WebPPicture, so the image exists once (1.5 bytes a
+//         pixel, 2.5 with alpha) besides the decoder's own buffers.
+//   JPEG: a lossy file's rows go from libwebp's row callback straight into the encoder, as
+//         full-range YCbCr flattened onto black; no plane of the picture is ever whole.
+// A lossy (VP8) file decodes row by row. A lossless (VP8L) one is decoded by libwebp into a whole
+// ARGB image first (4 bytes a pixel) and converted to YUV from there (for JPEG, into planes of
+// ours, then rows), which src/codecs/recode-cost.ts counts separately. Animations are left to the TypeScript path
+// (PG_UNSUPPORTED), which takes their first frame.
+#include <stdlib.h>
+#include <webp/decode.h>
+#include <webp/encode.h>
+#include "src/dec/vp8i_dec.h"
+#include "src/dec/webpi_dec.h"
+#include "pixelgate.h"
+
+// Reads the file's features, checked against the size the caller read from the header.
+static int open_webp(const uint8_t *data, size_t size, int width, int height, WebPDecoderConfig *config) {
+  if (!WebPInitDecoderConfig(config)) return PG_ENCODE_FAILED;
+  VP8StatusCode status = WebPGetFeatures(data, size, &config->input);
+  if (status == VP8_STATUS_UNSUPPORTED_FEATURE) return PG_UNSUPPORTED;
+  if (status != VP8_STATUS_OK) return PG_INVALID;
+  if (config->input.has_animation) return PG_UNSUPPORTED;
+  if (config->input.width != width || config->input.height != height) return PG_INVALID;
+  return PG_OK;
+}
+
+// Decodes into `planes` (and `alpha`, when not null: one byte a pixel, `alpha_stride` apart).
+static int decode_into(const uint8_t *data, size_t size, WebPDecoderConfig *config, const PgPlanes *planes, uint8_t *alpha,
+                       int alpha_stride) {
+  int height = config->input.height, chroma_rows = (height + 1) / 2;
+  WebPDecBuffer *out = &config->output;
+  out->colorspace = alpha ? MODE_YUVA : MODE_YUV;
+  out->is_external_memory = 1;
+  WebPYUVABuffer *buf = &out->u.YUVA;
+  buf->y = planes->y;
+  buf->u = planes->u;
+  buf->v = planes->v;
+  buf->y_stride = planes->y_stride;
+  buf->u_stride = buf->v_stride = planes->uv_stride;
+  buf->y_size = (size_t)planes->y_stride * height;
+  buf->u_size = buf->v_size = (size_t)planes->uv_stride * chroma_rows;
+  buf->a = alpha;
+  buf->a_stride = alpha_stride;
+  buf->a_size = alpha ? (size_t)alpha_stride * height : 0;
+  VP8StatusCode status = WebPDecode(data, size, config);
+  WebPFreeDecBuffer(out); // external memory: only the decoder's own state
+  if (status == VP8_STATUS_OUT_OF_MEMORY) return PG_NO_MEMORY;
+  return status == VP8_STATUS_OK ? PG_OK : PG_INVALID;
+}
+
+// `data` is taken over: freed as soon as the pixels are decoded.
+int pg_webp_to_webp(uint8_t *data, size_t size, int width, int height, float quality) {
+  WebPConfig config;
+  WebPDecoderConfig decoder;
+  if (!pg_configure_webp(&config, quality)) return PG_ENCODE_FAILED;
+  int status = open_webp(data, size, width, height, &decoder);
+  if (status != PG_OK) return status;
+
+  WebPPicture picture;
+  if (!WebPPictureInit(&picture)) return PG_ENCODE_FAILED;
+  picture.use_argb = 0;
+  // The encoder leaves the alpha plane out again when every pixel turns out opaque.
+  picture.colorspace = decoder.input.has_alpha ? WEBP_YUV420A : WEBP_YUV420;
+  picture.width = width;
+  picture.height = height;
+  if (!WebPPictureAlloc(&picture)) return PG_NO_MEMORY;
+  PgPlanes planes = {picture.y, picture.u, picture.v, picture.y_stride, picture.uv_stride};
+  status = decode_into(data, size, &decoder, &planes, picture.a, picture.a_stride);
+  free(data);
+  if (status != PG_OK) {
+    WebPPictureFree(&picture);
+    return status;
+  }
+  return pg_encode_picture(&picture, &config);
+}
+
+// WebP's studio-range YUV (BT.601: luma 16-235, chroma 16-240) as JPEG's full-range YCbCr.
+// `zero` is the studio value that maps to `full_zero`; `scale` studio steps span 255 full ones.
+static uint8_t full_range(int v, int zero, int full_zero, int scale) {
+  int full = full_zero + ((v - zero) * 255 * 2 + (v >= zero ? scale : -scale)) / (scale * 2);
+  return (uint8_t)(full < 0 ? 0 : full > 255 ? 255 : full);
+}
+
+// Where decoded rows go on their way to the JPEG encoder.
+typedef struct {
+  PgJpegEncoder *encoder;
+  JSAMPLE *row; // one row of YCbCr samples (chroma repeated, which libjpeg averages back)
+  uint8_t luma[256], chroma[256];
+} RowSink;
+
+// Rows first_row .. first_row + count - 1 of the picture: luma rows `y_stride` apart, chroma
+// rows (of the 2x2 cells) `uv_stride` apart starting with first_row's, alpha (or null) `a_stride`.
+// Each pixel is flattened onto black: in YCbCr, black is (0, 128, 128) and the mix is linear.
+static void write_rows(RowSink *sink, const uint8_t *y, const uint8_t *u, const uint8_t *v, const uint8_t *a, int y_stride,
+                       int uv_stride, int a_stride, int first_row, int count) {
+  int width = (int)sink->encoder->co.image_width;
+  for (int i = 0; i < count; i++) {
+    const uint8_t *luma = y + (size_t)i * y_stride, *alpha = a ? a + (size_t)i * a_stride : NULL;
+    size_t cell = (size_t)(((first_row + i) >> 1) - (first_row >> 1)) * uv_stride;
+    JSAMPLE *out = sink->row;
+    for (int x = 0; x < width; x++, out += 3) {
+      int cb = sink->chroma[u[cell + x / 2]], cr = sink->chroma[v[cell + x / 2]], lum = sink->luma[luma[x]];
+      if (alpha && alpha[x] != 255) {
+        int k = alpha[x];
+        lum = (lum * k + 127) / 255;
+        cb = (cb * k + 128 * (255 - k) + 127) / 255;
+        cr = (cr * k + 128 * (255 - k) + 127) / 255;
+      }
+      out[0] = (JSAMPLE)lum;
+      out[1] = (JSAMPLE)cb;
+      out[2] = (JSAMPLE)cr;
+    }
+    jpeg_write_scanlines(&sink->encoder->co, &sink->row, 1);
+  }
+}
+
+// libwebp's row callback: the rows just decoded (and their alpha), straight to the encoder.
+static int put_rows(const VP8Io *io) {
+  write_rows(io->opaque, io->y, io->u, io->v, io->a, io->y_stride, io->uv_stride, io->width, io->mb_y, io->mb_h);
+  return 1;
+}
+
+// A lossy file decoded the way WebPDecode does it, but with our row callback instead of an
+// output buffer: the picture never exists whole, only libwebp's few rows of cache (and its
+// alpha plane, when there is one).
+static int stream_lossy(const uint8_t *data, size_t size, RowSink *sink) {
+  WebPHeaderStructure headers = {.data = data, .data_size = size, .have_all_data = 1};
+  if (WebPParseHeaders(&headers) != VP8_STATUS_OK || headers.is_lossless) return PG_INVALID;
+  VP8Io io;
+  if (!VP8InitIo(&io)) return PG_ENCODE_FAILED;
+  io.data = headers.data + headers.offset;
+  io.data_size = headers.data_size - headers.offset;
+  io.put = put_rows;
+  io.opaque = sink;
+  VP8Decoder *decoder = VP8New();
+  if (!decoder) return PG_NO_MEMORY;
+  decoder->alpha_data_ = headers.alpha_data;
+  decoder->alpha_data_size_ = headers.alpha_data_size;
+  int ok = VP8GetHeaders(decoder, &io) && VP8Decode(decoder, &io);
+  VP8StatusCode status = decoder->status_;
+  VP8Delete(decoder);
+  if (!ok) return status == VP8_STATUS_OUT_OF_MEMORY ? PG_NO_MEMORY : PG_INVALID;
+  return sink->encoder->co.next_scanline == sink->encoder->co.image_height ? PG_OK : PG_INVALID;
+}
+
+// A lossless file: libwebp holds it whole as ARGB anyway, so it is decoded into YUV planes of
+// ours (the file freed), then written as rows.
+static int lossless_rows(uint8_t *data, size_t size, WebPDecoderConfig *decoder, RowSink *sink, int quality) {
+  int width = decoder->input.width, height = decoder->input.height, cw = (width + 1) / 2;
+  size_t luma = (size_t)width * height, chroma = (size_t)cw * ((height + 1) / 2);
+  uint8_t *pixels = malloc(luma + 2 * chroma + (decoder->input.has_alpha ? luma : 0));
+  if (!pixels) return PG_NO_MEMORY;
+  PgPlanes planes = {pixels, pixels + luma, pixels + luma + chroma, width, cw};
+  uint8_t *alpha = decoder->input.has_alpha ? pixels + luma + 2 * chroma : NULL;
+  int status = decode_into(data, size, decoder, &planes, alpha, width);
+  free(data);
+  if (status == PG_OK) {
+    // Started only now: its coefficient arrays (3 bytes a pixel) take the ARGB image's place.
+    pg_jpeg_start(sink->encoder, width, height, JCS_YCbCr, quality);
+    write_rows(sink, planes.y, planes.u, planes.v, alpha, width, cw, width, 0, height);
+  }
+  free(pixels);
+  return status;
+}
+
+// `data` is taken over: freed once decoded.
+int pg_webp_to_jpeg(uint8_t *data, size_t size, int width, int height, int quality) {
+  WebPDecoderConfig decoder;
+  int status = open_webp(data, size, width, height, &decoder);
+  if (status != PG_OK) return status;
+
+  PgJpegEncoder encoder;
+  RowSink sink = {&encoder, malloc((size_t)width * 3), {0}, {0}};
+  if (!sink.row) return PG_NO_MEMORY;
+  for (int k = 0; k < 256; k++) {
+    sink.luma[k] = full_range(k, 16, 0, 219);
+    sink.chroma[k] = full_range(k, 128, 128, 224);
+  }
+  if (decoder.input.format == 2) {
+    status = lossless_rows(data, size, &decoder, &sink, quality);
+  } else {
+    pg_jpeg_start(&encoder, width, height, JCS_YCbCr, quality);
+    status = stream_lossy(data, size, &sink);
+    free(data);
+  }
+  free(sink.row);
+  if (status != PG_OK) return status;
+  pg_jpeg_finish(&encoder);
+  return PG_OK;
+}
