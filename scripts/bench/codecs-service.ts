@@ -68,15 +68,19 @@ export async function decodeBeyondLimit(bytes: Uint8Array, format: Format): Prom
 }
 
 /**
- * recodeImage past the pixel limit: JPEG or PNG to WebP/JPEG through our own WASM build (what
+ * recodeImage past the pixel limit: JPEG or PNG to WebP/JPEG/PNG through our own WASM build (what
  * recodeImage does under the limit), anything else decoded with decodeBeyondLimit and encoded.
  */
 export async function recodeBeyondLimit(bytes: Uint8Array, header: Header, target: Format, options: { quality?: number }): Promise<{ bytes: Uint8Array; width: number; height: number }> {
   const codecs = await loadCodecs();
-  if ((header.format === "jpeg" || header.format === "png") && (target === "webp" || target === "jpeg")) {
+  if ((header.format === "jpeg" || header.format === "png") && (target === "webp" || target === "jpeg" || target === "png")) {
     type Transcode = (bytes: Uint8Array, size: { width: number; height: number }, target: "webp" | "jpeg", quality: number) => Uint8Array | null;
-    const native = (await import(pathToFileURL(path.join(REPO_ROOT, "src/codecs/native.ts")).href)) as { transcodeJpeg: Transcode; transcodePng: Transcode };
-    const out = (header.format === "jpeg" ? native.transcodeJpeg : native.transcodePng)(bytes, header, target, options.quality ?? 80);
+    type ToPng = (bytes: Uint8Array, size: { width: number; height: number }, input: "jpeg" | "png", quality: number) => Uint8Array | null;
+    const native = (await import(pathToFileURL(path.join(REPO_ROOT, "src/codecs/native.ts")).href)) as { transcodeJpeg: Transcode; transcodePng: Transcode; transcodeToPng: ToPng };
+    const out =
+      target === "png"
+        ? native.transcodeToPng(bytes, header, header.format, options.quality ?? 100)
+        : (header.format === "jpeg" ? native.transcodeJpeg : native.transcodePng)(bytes, header, target, options.quality ?? 80);
     if (out) return { bytes: out, width: header.width, height: header.height };
   }
   const raster = await decodeBeyondLimit(bytes, header.format);

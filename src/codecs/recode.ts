@@ -1,20 +1,22 @@
 // Decode and re-encode in one step, for compress and convert: the paths our own WASM build
-// handles (native.ts: JPEG or PNG in, WebP or JPEG out) skip the RGBA raster; everything else
-// decodes and encodes as before.
+// handles (native.ts: JPEG or PNG in, WebP, JPEG or PNG out) skip the RGBA raster; everything
+// else decodes and encodes as before.
 
 import type { ImageHeader, ImageFormat } from "./formats.ts";
 import { assertDecodable, assertSafeToDecode } from "./header.ts";
 import { decodeImage } from "./decode.ts";
 import { assertFormatHolds, encodeImage, encodeQuality, type EncodeOptions } from "./encode.ts";
 import { JPEG_DEFAULT_QUALITY } from "./jpeg.ts";
-import { transcodeJpeg, transcodePng, type NativeTarget } from "./native.ts";
+import { transcodeJpeg, transcodePng, transcodeToPng, type NativeTarget } from "./native.ts";
 import { readOrientation } from "./orientation.ts";
+import { PNG_DEFAULT_QUALITY } from "./png.ts";
 import { WEBP_DEFAULT_QUALITY } from "./webp.ts";
 
 /** Targets of the native paths (JPEG or PNG in), with the quality convert uses when compress gives none. */
 const NATIVE_TARGETS: Partial<Record<ImageFormat, number>> = {
   webp: WEBP_DEFAULT_QUALITY,
   jpeg: JPEG_DEFAULT_QUALITY,
+  png: PNG_DEFAULT_QUALITY,
 };
 
 /** An encoded image and its size (the header's, turned by the EXIF orientation). */
@@ -48,7 +50,8 @@ function nativeRecode(bytes: Uint8Array, header: ImageHeader, format: ImageForma
     // An EXIF-oriented PNG is rare: the general path turns it.
     if (orientation !== 1) return null;
     assertFormatHolds(header.width, header.height, format);
-    const out = transcodePng(bytes, header, format as NativeTarget, encodeQuality(options) ?? defaultQuality);
+    const quality = encodeQuality(options) ?? defaultQuality;
+    const out = format === "png" ? transcodeToPng(bytes, header, "png", quality) : transcodePng(bytes, header, format as NativeTarget, quality);
     return out && { bytes: out, width: header.width, height: header.height };
   }
   const turned = orientation >= 5;
@@ -56,6 +59,6 @@ function nativeRecode(bytes: Uint8Array, header: ImageHeader, format: ImageForma
   const height = turned ? header.width : header.height;
   assertFormatHolds(width, height, format);
   const quality = encodeQuality(options) ?? defaultQuality;
-  const out = transcodeJpeg(bytes, header, format as NativeTarget, quality, orientation);
+  const out = format === "png" ? transcodeToPng(bytes, header, "jpeg", quality, orientation) : transcodeJpeg(bytes, header, format as NativeTarget, quality, orientation);
   return out && { bytes: out, width, height };
 }
