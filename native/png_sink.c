@@ -9,10 +9,10 @@
 //   (decided on 32 pairs of rows spread over the image), Z_FILTERED like libpng.
 // Only IHDR, PLTE, tRNS, IDAT and IEND are written.
 //
-// Where the file goes: a lossless file, the large one, is handed to JavaScript a chunk at a time
-// through the pg_write import as it is deflated, so it never exists whole in WASM memory. The
-// two candidates below quality 100 are kept here until one wins; they are small (a palette file,
-// and a lossless one given up once longer).
+// Where the file goes: to JavaScript a chunk at a time through the pg_write import as it is
+// deflated, so it never exists whole in WASM memory. Below quality 100 the palette file goes out
+// that way; the lossless candidate is kept here in a buffer the palette file's size (it is given
+// up as soon as its data is longer), and when it wins it becomes the call's output instead.
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +45,7 @@ typedef struct {
 static void put(Output *o, const void *bytes, size_t n) {
   if (o->to_js) {
     pg_write(bytes, n);
+    o->size += n;
     return;
   }
   if (o->size + n > o->cap) {
@@ -170,6 +171,13 @@ static int write_png(PgRows *rows, const Layout *l, int level, Output *o) {
   int status = pg_rows_start(rows, 1);
   if (status != PG_OK) return status;
   int width = rows->pass_width, height = rows->pass_height;
+  size_t n = row_bytes(l, width);
+  uint8_t *raw = malloc(n), *prev = calloc(n, 1), *filtered = malloc(n + 1), *idat = malloc(IDAT_BYTES);
+  if (!raw || !prev || !filtered || !idat) return PG_NO_MEMORY;
+  z_stream z = {0};
+  if (deflateInit2(&z, level, Z_DEFLATED, 15, 8, Z_FILTERED) != Z_OK) return PG_NO_MEMORY;
+  z.next_out = idat;
+  z.avail_out = IDAT_BYTES;
   put(o, signature, 8);
   uint8_t ihdr[13] = {0};
   put_u32(ihdr, (uint32_t)width);
@@ -190,13 +198,7 @@ static int write_png(PgRows *rows, const Layout *l, int level, Output *o) {
     if (last >= 0) chunk(o, "tRNS", trns, (size_t)last + 1); // up to the last entry not opaque
   }
 
-  size_t n = row_bytes(l, width);
-  uint8_t *raw = malloc(n), *prev = calloc(n, 1), *filtered = malloc(n + 1), *idat = malloc(IDAT_BYTES);
-  if (!raw || !prev || !filtered || !idat) return PG_NO_MEMORY;
-  z_stream z = {0};
-  if (deflateInit2(&z, level, Z_DEFLATED, 15, 8, Z_FILTERED) != Z_OK) return PG_NO_MEMORY;
-  z.next_out = idat;
-  z.avail_out = IDAT_BYTES;
+
   PgFilter filter = {l->bpp, 0};
   for (int y = 0; y < height && !o->over; y++) {
     lay_out(l, pg_rows_next(rows), width, raw);
@@ -243,24 +245,26 @@ static int encode(PgRows *rows, PgStats *stats, int quality) {
   }
   free(stats->bins); // the histogram has done its work: the files need the memory
   stats->bins = NULL;
-  Output small = {0};
+  Output small = {1};
   Layout indexed = palette_layout(palette, stats);
   status = write_png(rows, &indexed, LEVEL_FLAT, &small);
   if (palette != &exact) pg_palette_free(palette);
   if (status != PG_OK) return status;
   // Smooth synthetic images can filter down below any palette: the lossless file stands when
-  // it is smaller, so quantizing never makes the file bigger.
-  Output exact_file = {0, NULL, 0, 0, small.size};
+  // it is smaller, so quantizing never makes the file bigger. Its buffer is sized once: it is
+  // given up one IDAT chunk past the palette file's size.
+  Output exact_file = {0, NULL, 0, small.size + IDAT_BYTES + 4096, small.size};
+  exact_file.data = malloc(exact_file.cap);
+  if (!exact_file.data) return PG_NO_MEMORY;
   status = write_png(rows, &lossless, lossless_level, &exact_file);
   if (status != PG_OK) return status;
-  Output *winner = !exact_file.over && exact_file.size < small.size ? &exact_file : &small;
-  pg_write(winner->data, winner->size);
-  free(small.data);
-  free(exact_file.data);
+  if (!exact_file.over && exact_file.size < small.size) pg_set_output(exact_file.data, exact_file.size);
+  else free(exact_file.data);
   return PG_OK;
 }
 
-// `data` (a JPEG; NULL for a PNG, which is read through pg_read_at) re-encoded as PNG. `width`
+// `data` (a JPEG; NULL for a PNG, which is read through pg_read_at) re-encoded as PNG, handed
+// out through pg_write, or the call's output when a lossless candidate beat the palette file. `width`
 // and `height` are the file's, as read from its header; `orientation` (JPEG) is applied.
 int pg_to_png(int kind, uint8_t *data, size_t size, int width, int height, int orientation, int quality) {
   PgRows rows;

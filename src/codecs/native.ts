@@ -68,7 +68,7 @@ const wasiStubs = {
  * A fresh instance. `file`: what the module's pg_read and pg_read_at imports hand out, in the
  * pieces it asks for (the PNG paths read their input that way instead of from a copy in WASM
  * memory). `written`: where the pg_write import puts the pieces of a file the module hands out
- * as it writes them (the PNG writer), copied out of WASM memory.
+ * as it writes it (a lossless PNG), copied out of WASM memory.
  */
 function instantiate(file?: Uint8Array, written?: Uint8Array[]): NativeExports {
   let exports: NativeExports | undefined;
@@ -140,9 +140,13 @@ export function transcodePng(bytes: Uint8Array, size: { width: number; height: n
  * (non-interlaced) file as PNG without a raster (native/png_sink.c): quality 100 lossless in the
  * smallest exact layout, below 100 a palette of 2^(quality/10) colours unless the lossless file
  * is smaller, the rules of the TypeScript encoder (png.ts). The file is decoded once for its
- * statistics and once per file written; the lossless file leaves WASM memory a chunk at a time
- * as it is deflated. Null for what this path leaves to the general one (CMYK JPEG, interlaced
- * PNG); invalid_image for damaged data or a size other than the header's.
+ * statistics and once per file written. Null for what this path leaves to the general one (CMYK
+ * JPEG, interlaced PNG); invalid_image for damaged data or a size other than the header's.
+ *
+ * The file (a lossless one is 1 to 3 bytes a pixel for a photo, the largest thing the request
+ * holds) leaves WASM memory in pieces as it is deflated and is joined here. Below quality 100, a
+ * lossless candidate that beats the palette file is the call's output instead, read as a view
+ * of the dropped instance's memory (the pieces are then the losing palette file).
  */
 export function transcodeToPng(
   bytes: Uint8Array,
@@ -152,7 +156,7 @@ export function transcodeToPng(
   orientation: Orientation = 1,
 ): Uint8Array | null {
   const pieces: Uint8Array[] = [];
-  const done = runNative(
+  const out = runNative(
     "png",
     (native) => {
       let data = 0;
@@ -165,24 +169,22 @@ export function transcodeToPng(
       return native.pg_to_png(input === "jpeg" ? 0 : 1, data, bytes.length, size.width, size.height, orientation, Math.round(quality));
     },
     bytes,
-    pieces,
+    { view: true, written: pieces },
   );
-  return done && joinPieces(pieces);
+  return out && (out.length > 0 ? out : joinPieces(pieces));
 }
 
-/** The pieces as one array, each dropped from the list once copied so the two overlap less. */
+/** The pieces as one array; each is dropped from the list once copied. */
 function joinPieces(pieces: Uint8Array[]): Uint8Array {
-  if (pieces.length === 1) return pieces[0]!;
   const out = new Uint8Array(pieces.reduce((n, piece) => n + piece.length, 0));
   let at = 0;
   for (let k = 0; k < pieces.length; k++) {
     out.set(pieces[k]!, at);
     at += pieces[k]!.length;
-    pieces[k] = EMPTY;
+    pieces[k] = out.subarray(0, 0);
   }
   return out;
 }
-const EMPTY = new Uint8Array(0);
 
 /** Rows copied into WASM memory per call: small next to any image, even (2x2 chroma cells). */
 const RASTER_BATCH_ROWS = 16;
@@ -216,20 +218,21 @@ export function encodeRaster(image: RasterImage, target: NativeTarget, quality: 
  * Runs `call` on a fresh instance and maps its status: the output copied out of WASM memory,
  * null for PG_UNSUPPORTED, a PixelgateError otherwise.
  */
-function runNative(target: NativeTarget | "png", call: (native: NativeExports) => number, file?: Uint8Array, written?: Uint8Array[]): Uint8Array | null {
+function runNative(target: NativeTarget | "png", call: (native: NativeExports) => number, file?: Uint8Array, output: { view: boolean; written?: Uint8Array[] } = { view: false }): Uint8Array | null {
   let status: number;
   let native: NativeExports | undefined;
   try {
-    native = instantiate(file, written);
+    native = instantiate(file, output.written);
     status = call(native);
   } catch (error) {
     status = error instanceof NativeFailure ? error.status : errorStatus(error);
   }
   switch (status) {
-    case NativeStatus.Ok:
-      if (written) return EMPTY; // the output went out through pg_write
-      // Copied out: the instance and its memory are dropped with this call.
-      return new Uint8Array(native!.memory.buffer, native!.pg_output_data(), native!.pg_output_size()).slice();
+    case NativeStatus.Ok: {
+      const out = new Uint8Array(native!.memory.buffer, native!.pg_output_data(), native!.pg_output_size());
+      // Copied out unless asked for a view: then the instance's memory lives as long as the view.
+      return output.view ? out : out.slice();
+    }
     case NativeStatus.Unsupported:
       return null;
     case NativeStatus.NoMemory:
