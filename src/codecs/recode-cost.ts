@@ -4,8 +4,8 @@ import { readOrientation } from "./orientation.ts";
 
 // What one compress or convert costs per pixel on the path recode.ts will take, read from the
 // file's first bytes before anything is decoded. Our own WASM build (native.ts) takes JPEG and
-// PNG to WebP or JPEG without an RGBA raster; the figures are its measured peaks (memory child
-// of `npm run bench:codecs`, docs/codecs.md), the upload counted separately (limits.ts).
+// PNG to WebP, JPEG or PNG without an RGBA raster; the figures are its measured peaks (memory
+// child of `npm run bench:codecs`, docs/codecs.md), the upload counted separately (limits.ts).
 // Anything else decodes to a raster and encodes it: null here, the general figures apply.
 
 const NATIVE_TARGETS: ReadonlySet<ImageFormat> = new Set(["webp", "jpeg"]);
@@ -34,8 +34,48 @@ function pngLayout(bytes: Uint8Array): { alpha: boolean; interlaced: boolean } {
   return { alpha, interlaced: bytes[28] === 1 };
 }
 
-/** Bytes per pixel of the native recode for this file and target, or null when it takes the general path. */
-export function nativeBytesPerPixel(bytes: Uint8Array, input: InputFormat, target: ImageFormat): number | null {
+/**
+ * PNG written by our own build (native/png_sink.c). Its WASM memory is small (rows, zlib, the
+ * colour histogram: `wasm`); what grows is the file it writes, which the request then holds
+ * more than once (its pieces and the joined file, the answer's base64 and JSON: `copies`, from
+ * the worst run measured). The header cannot tell how big the file will be; the upload's own
+ * density can: a lossless PNG of a JPEG measured 4.1 (noise) to 5.0 (photo) times the JPEG's
+ * size, a palette file 1.3 to 1.5 times; a PNG re-encoded comes out near its own size. Capped by
+ * what the layout can take at most (RGB, RGBA, 8-bit indices, plus deflate's overhead).
+ */
+const NATIVE_PNG = {
+  lossless: {
+    jpeg: { wasm: 0.4, perInputByte: 5.5, most: 3.1 },
+    png: { wasm: 0.2, perInputByte: 1.2, most: 4.1 },
+    copies: 4.7,
+  },
+  // The lossless candidate is kept too, at most the palette file's size: one copy more.
+  palette: {
+    jpeg: { wasm: 0.7, perInputByte: 2, most: 1.05 },
+    png: { wasm: 1.0, perInputByte: 0.5, most: 1.05 },
+    copies: 5.7,
+  },
+} as const;
+
+/** Bytes per pixel of writing `input` as PNG natively at `quality` (100: lossless). */
+function nativePngBytesPerPixel(bytes: Uint8Array, input: "jpeg" | "png", pixels: number, quality: number): number {
+  const kind = quality >= 100 ? NATIVE_PNG.lossless : NATIVE_PNG.palette;
+  const path = kind[input];
+  const filePerPixel = Math.min(path.most, (path.perInputByte * bytes.length) / Math.max(1, pixels));
+  return path.wasm + kind.copies * filePerPixel;
+}
+
+/**
+ * Bytes per pixel of the native recode for this file and target, or null when it takes the
+ * general path. `quality`: the compress quality (absent: convert's, lossless for PNG); `pixels`
+ * the header's, for PNG targets, whose cost follows the upload's density.
+ */
+export function nativeBytesPerPixel(bytes: Uint8Array, input: InputFormat, target: ImageFormat, pixels = 0, quality = 100): number | null {
+  if (target === "png") {
+    if (input === "jpeg") return nativePngBytesPerPixel(bytes, input, pixels, quality);
+    if (input !== "png" || pngLayout(bytes).interlaced || readOrientation(bytes, "png") !== 1) return null;
+    return nativePngBytesPerPixel(bytes, input, pixels, quality);
+  }
   if (!NATIVE_TARGETS.has(target)) return null;
   const to = target as "webp" | "jpeg";
   if (input === "jpeg") return NATIVE_BYTES_PER_PIXEL[readJpegFrame(bytes).progressive ? "jpegProgressive" : "jpegBaseline"][to];

@@ -4,8 +4,12 @@
 
 import { describe, expect, it } from "vitest";
 import { applyOrientation, decodeImage, encodeImage, readHeader, type RasterImage } from "../../src/codecs/index.ts";
+import { maxRecodePixels } from "../../src/codecs/limits.ts";
 import { transcodeToPng } from "../../src/codecs/native.ts";
+import { nativeBytesPerPixel } from "../../src/codecs/recode-cost.ts";
 import type { Orientation } from "../../src/codecs/orientation.ts";
+import { newAccount } from "../support/fixtures";
+import { balanceOf, postTool } from "../support/tool-calls";
 import { exifApp1, gradient, gradientWithAlpha, handPng, image, maxDiff, meanDiff, pixelgateError, pngLayout, pngPaletteSize, quadrants, withJpegSegments } from "./support.ts";
 
 function scene(width: number, height: number): RasterImage {
@@ -106,5 +110,47 @@ describe("transcodeToPng from PNG", () => {
       expect((await pixelgateError(() => transcodeToPng(png.subarray(0, png.length >> 1), header, "png", quality))).code).toBe("invalid_image");
       expect((await pixelgateError(() => transcodeToPng(png.subarray(0, png.length - 6), header, "png", quality))).code).toBe("invalid_image");
     }
+  });
+});
+
+describe("what a PNG target costs", () => {
+  // Measured (docs/codecs.md): a 12 MP photo-like JPEG of 2.1 MB peaked at 42 to 56 MB to
+  // lossless PNG; a 12 MP JPEG of noise (7.7 MB) at 164 MB, its PNG being 31 MB.
+  const pixels = 4032 * 3024;
+  const limitFor = (uploadBytes: number, quality?: number) =>
+    maxRecodePixels("jpeg", "png", nativeBytesPerPixel(new Uint8Array(uploadBytes), "jpeg", "png", pixels, quality), uploadBytes);
+
+  it("follows the upload's density: a 12 MP photo fits, the same size of noise does not", () => {
+    expect(limitFor(2_200_000)).toBeGreaterThanOrEqual(pixels);
+    expect(limitFor(8_000_000)).toBeLessThan(pixels);
+    // A palette file is at most about a byte a pixel: compress at 70 fits a dense phone photo.
+    expect(limitFor(4_000_000, 70)).toBeGreaterThanOrEqual(pixels);
+  });
+
+  it("a smooth picture stays lossless below quality 100 when that file is smaller", async () => {
+    const smooth = gradient(160, 120);
+    const png = await encodeImage(smooth, "png");
+    const out = transcodeToPng(png, readHeader(png, "png"), "png", 90)!;
+    expect(pngLayout(out).colorType, "RGB, not a palette").toBe(2);
+    expect(maxDiff(await shown(out), smooth)).toBe(0);
+    expect(pngLayout(await encodeImage(smooth, "png", { quality: 90 })).colorType, "as the TypeScript encoder decides").toBe(2);
+  });
+});
+
+describe("damaged files to PNG through the service", () => {
+  it("answers 400 invalid_image and charges nothing, for JPEG and PNG inputs", async () => {
+    const account = await newAccount({ credits: 3 });
+    const jpeg = await encodeImage(scene(64, 48), "jpeg", { quality: 90 });
+    const png = await encodeImage(scene(64, 48), "png");
+    // Each cut off in its image data (bytes overwritten inside a JPEG's scan are corrupt data
+    // libjpeg steps over, as the general decoder does: those answer 200).
+    const brokenJpeg = jpeg.slice(0, jpeg.length >> 1);
+    const brokenPng = png.slice(0, png.length - 40);
+    for (const [mime, bytes] of [["image/jpeg", brokenJpeg], ["image/png", brokenPng]] as const) {
+      const response = await postTool("/v1/convert-format", account.key, { image: `data:${mime};base64,${btoa(String.fromCharCode(...bytes))}`, targetFormat: "png" });
+      expect(response.status, mime).toBe(400);
+      expect(((await response.json()) as { error: { code: string } }).error.code, mime).toBe("invalid_image");
+    }
+    expect(await balanceOf(account.id)).toBe(3);
   });
 });
