@@ -37,6 +37,7 @@ int pg_rows_init(PgRows *r, int kind, const uint8_t *data, size_t size, int widt
 int pg_rows_start(PgRows *r, int oriented);
 // The next row (RGBA, width x 4 bytes), valid until the next call.
 const uint8_t *pg_rows_next(PgRows *r);
+void pg_rows_skip(PgRows *r, int n);
 void pg_rows_stop(PgRows *r);
 void pg_rows_free(PgRows *r);
 

@@ -42,6 +42,23 @@ static void keep_samples(PgStats *s, int y, const uint8_t *row, size_t row_bytes
   }
 }
 
+// A photo shows in its first rows that it is in colour, opaque (when the file cannot hold alpha)
+// and has more colours than a palette takes; without a histogram to fill, the rest of the pass
+// only needs the level samples.
+static int settled(const PgStats *s, const PgRows *rows) {
+  return !s->bins && !s->gray && !rows->may_have_alpha && s->exact_count > PG_EXACT_MAX;
+}
+
+// The first row at or after y that a level sample needs (the image's height when none does).
+static int next_sample_row(const PgStats *s, int y) {
+  for (int k = 0; k < s->sample_rows; k++) {
+    int at = (int)(((k + 0.5) * s->height) / s->sample_rows);
+    if (at - 1 >= y) return at - 1;
+    if (at >= y) return at;
+  }
+  return s->height;
+}
+
 int pg_stats_gather(PgStats *s, PgRows *rows, int histogram) {
   memset(s, 0, sizeof *s);
   int status = pg_rows_start(rows, 0);
@@ -56,6 +73,13 @@ int pg_stats_gather(PgStats *s, PgRows *rows, int histogram) {
   if (!s->samples || (histogram && !s->bins)) return PG_NO_MEMORY;
 
   for (int y = 0; y < h; y++) {
+    if (settled(s, rows)) {
+      // Nothing left to learn but the level samples: go straight to the next one.
+      int next = next_sample_row(s, y);
+      if (next >= h) break;
+      pg_rows_skip(rows, next - y);
+      y = next;
+    }
     const uint8_t *row = pg_rows_next(rows);
     keep_samples(s, y, row, row_bytes);
     for (int x = 0; x < w; x++) {
