@@ -46,12 +46,15 @@ function pngLayout(bytes: Uint8Array): { alpha: boolean; interlaced: boolean } {
 const NATIVE_PNG = {
   lossless: {
     jpeg: { wasm: 0.4, perInputByte: 5.5, most: 3.1 },
+    // A progressive JPEG's decoder holds its whole coefficient array, in every pass.
+    jpegProgressive: { wasm: 3.2, perInputByte: 5.5, most: 3.1 },
     png: { wasm: 0.2, perInputByte: 1.2, most: 4.1 },
     copies: 4.7,
   },
   // The lossless candidate is kept too, at most the palette file's size: one copy more.
   palette: {
     jpeg: { wasm: 0.7, perInputByte: 2, most: 1.05 },
+    jpegProgressive: { wasm: 5.1, perInputByte: 2, most: 1.05 },
     png: { wasm: 1.0, perInputByte: 0.5, most: 1.05 },
     copies: 5.7,
   },
@@ -60,7 +63,7 @@ const NATIVE_PNG = {
 /** Bytes per pixel of writing `input` as PNG natively at `quality` (100: lossless). */
 function nativePngBytesPerPixel(bytes: Uint8Array, input: "jpeg" | "png", pixels: number, quality: number): number {
   const kind = quality >= 100 ? NATIVE_PNG.lossless : NATIVE_PNG.palette;
-  const path = kind[input];
+  const path = kind[input === "jpeg" && readJpegFrame(bytes).progressive ? "jpegProgressive" : input];
   const filePerPixel = Math.min(path.most, (path.perInputByte * bytes.length) / Math.max(1, pixels));
   return path.wasm + kind.copies * filePerPixel;
 }
