@@ -4,6 +4,7 @@
 
 import { describe, expect, it } from "vitest";
 import { applyOrientation, decodeImage, encodeImage, readHeader, type RasterImage } from "../../src/codecs/index.ts";
+import { encodeBaselineJpeg } from "../../src/codecs/jpeg.ts";
 import { maxRecodePixels } from "../../src/codecs/limits.ts";
 import { transcodeToPng } from "../../src/codecs/native.ts";
 import { nativeBytesPerPixel } from "../../src/codecs/recode-cost.ts";
@@ -117,10 +118,24 @@ describe("what a PNG target costs", () => {
   // Measured (docs/codecs.md): a 12 MP photo-like JPEG of 2.1 MB peaked at 42 to 56 MB to
   // lossless PNG; a 12 MP JPEG of noise (7.7 MB) at 164 MB, its PNG being 31 MB.
   const pixels = 4032 * 3024;
-  const limitFor = (uploadBytes: number, quality?: number) =>
-    maxRecodePixels("jpeg", "png", nativeBytesPerPixel(new Uint8Array(uploadBytes), "jpeg", "png", pixels, quality), uploadBytes);
+  // Only the upload's size and its frame header (baseline or progressive) count here.
+  const upload = (head: Uint8Array, size: number) => {
+    const bytes = new Uint8Array(size);
+    bytes.set(head);
+    return bytes;
+  };
+  let baseline: Uint8Array = new Uint8Array(0);
+  const limitFor = (uploadBytes: number, quality?: number, head: Uint8Array = baseline) => {
+    const bytes = upload(head, uploadBytes);
+    return maxRecodePixels("jpeg", "png", nativeBytesPerPixel(bytes, "jpeg", "png", pixels, quality), uploadBytes);
+  };
 
-  it("follows the upload's density: a 12 MP photo fits, the same size of noise does not", () => {
+  it("follows the upload's density: a 12 MP photo fits, the same size of noise does not", async () => {
+    baseline = await encodeBaselineJpeg(scene(16, 16), 90);
+    const progressive = await encodeImage(scene(16, 16), "jpeg", { quality: 90 });
+    // A progressive file's decoder holds its coefficients in every pass: it costs more.
+    expect(limitFor(1_900_000, 100, progressive)).toBeLessThan(limitFor(1_900_000));
+    expect(limitFor(1_900_000, 100, progressive)).toBeGreaterThanOrEqual(pixels);
     expect(limitFor(2_200_000)).toBeGreaterThanOrEqual(pixels);
     expect(limitFor(8_000_000)).toBeLessThan(pixels);
     // A palette file is at most about a byte a pixel: compress at 70 fits a dense phone photo.
