@@ -45,21 +45,17 @@ function pngLayout(bytes: Uint8Array): { alpha: boolean; interlaced: boolean } {
  */
 const NATIVE_PNG = {
   lossless: {
-    jpeg: { wasm: 0.4, perInputByte: 5.5, most: 3.1 },
+    file: { jpeg: { perInputByte: 5.5, most: 3.1 }, png: { perInputByte: 1.2, most: 4.1 } },
+    copies: 4.7,
     // A progressive JPEG's decoder holds its whole coefficient array, in every pass; turned or
     // flipped, in every band of every pass too (76 MB upright, 114 MB turned at 12 MP).
-    jpegProgressive: { wasm: 3.2, perInputByte: 5.5, most: 3.1 },
-    jpegProgressiveBanded: { wasm: 5.1, perInputByte: 5.5, most: 3.1 },
-    png: { wasm: 0.2, perInputByte: 1.2, most: 4.1 },
-    copies: 4.7,
+    wasm: { jpeg: 0.4, jpegProgressive: 3.2, jpegProgressiveBanded: 5.1, png: 0.2 },
   },
   // The lossless candidate is kept too, at most the palette file's size: one copy more.
   palette: {
-    jpeg: { wasm: 0.7, perInputByte: 2, most: 1.05 },
-    jpegProgressive: { wasm: 5.1, perInputByte: 2, most: 1.05 },
-    jpegProgressiveBanded: { wasm: 5.1, perInputByte: 2, most: 1.05 },
-    png: { wasm: 1.0, perInputByte: 0.5, most: 1.05 },
+    file: { jpeg: { perInputByte: 2, most: 1.05 }, png: { perInputByte: 0.5, most: 1.05 } },
     copies: 5.7,
+    wasm: { jpeg: 0.7, jpegProgressive: 5.1, jpegProgressiveBanded: 5.1, png: 1.0 },
   },
 } as const;
 
@@ -71,9 +67,10 @@ function nativePngBytesPerPixel(bytes: Uint8Array, input: "jpeg" | "png", pixels
   const kind = quality >= 100 ? NATIVE_PNG.lossless : NATIVE_PNG.palette;
   const banded = input === "jpeg" && readOrientation(bytes, "jpeg") > 2;
   const progressive = input === "jpeg" && readJpegFrame(bytes).progressive;
-  const path = kind[progressive ? (banded ? "jpegProgressiveBanded" : "jpegProgressive") : input];
-  const filePerPixel = Math.min(path.most, (path.perInputByte * bytes.length) / Math.max(1, pixels));
-  return path.wasm + (banded && !progressive ? BAND_BYTES_PER_PIXEL : 0) + kind.copies * filePerPixel;
+  const wasm = kind.wasm[progressive ? (banded ? "jpegProgressiveBanded" : "jpegProgressive") : input];
+  const file = kind.file[input];
+  const filePerPixel = Math.min(file.most, (file.perInputByte * bytes.length) / Math.max(1, pixels));
+  return wasm + (banded && !progressive ? BAND_BYTES_PER_PIXEL : 0) + kind.copies * filePerPixel;
 }
 
 /**
