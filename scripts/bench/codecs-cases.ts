@@ -25,8 +25,8 @@
 //             png.ts deflates palettes with (libimagequant, its default effort): sharp does one
 //             encode where the service does two, so this ratio is the service's whole cost.
 //   decode    service: src/codecs decodeImage to RGBA -> sharp: decode, ensureAlpha, raw RGBA.
-//   whole     (file to file) service: recodeImage on the uploaded JPEG, which for WebP and JPEG
-//             targets is one call into our own WASM build (libjpeg-turbo into libwebp, or
+//   whole     (file to file) service: recodeImage on the uploaded JPEG (or PNG), which for WebP,
+//             JPEG and PNG targets is one call into our own WASM build (libjpeg-turbo into libwebp, or
 //             libjpeg-turbo progressive with MozJPEG's table but without trellis) -> sharp: the
 //             same file decoded and encoded with the plan above.
 import type { Format, ServiceSettings } from "./codecs-service.ts";
@@ -68,6 +68,10 @@ export const ENCODE_CASES: EncodeCase[] = [
   { kind: "encode", id: "png-q100-alpha", label: "compress png q100 alpha", input: "png-alpha", target: "png", quality: 100, goalRatio: 1.0 },
   { kind: "encode", id: "png-q70", label: "compress png q70 (png in)", input: "png", target: "png", quality: 70, goalRatio: 1.0 },
   { kind: "encode", id: "png-q70-alpha", label: "compress png q70 alpha", input: "png-alpha", target: "png", quality: 70, goalRatio: 1.0 },
+  // PNG written by our own WASM build straight from the file's rows (native/png_sink.c).
+  { kind: "encode", id: "png-whole", label: "convert png lossless (jpeg file to file)", input: "jpeg", target: "png", goalRatio: 1.2, whole: true },
+  { kind: "encode", id: "png-q70-whole", label: "compress png q70 (jpeg file to file)", input: "jpeg", target: "png", quality: 70, goalRatio: 1.2, whole: true },
+  { kind: "encode", id: "png-png-whole", label: "convert png lossless (png file to file)", input: "png", target: "png", goalRatio: 1.2, whole: true },
 ];
 
 export const DECODE_CASES: DecodeCase[] = [
@@ -88,6 +92,8 @@ export const MEMORY_CASES: TimingCase[] = [
   ...ENCODE_CASES.filter((c) => !c.whole),
   { kind: "encode", id: "webp-q70-from-png", label: "compress webp q70 (png in)", input: "png", target: "webp", quality: 70, goalRatio: 1.2 },
   { kind: "encode", id: "avif-q50-from-png", label: "convert avif q50 (png in)", input: "png", target: "avif", goalRatio: 2.0 },
+  { kind: "encode", id: "png-from-jpeg", label: "convert png lossless (jpeg in)", input: "jpeg", target: "png", goalRatio: 1.2 },
+  { kind: "encode", id: "png-q70-from-jpeg", label: "compress png q70 (jpeg in)", input: "jpeg", target: "png", quality: 70, goalRatio: 1.2 },
   { kind: "decode", id: "decode-webp", label: "decode webp", input: "webp" },
   { kind: "decode", id: "decode-avif", label: "decode avif", input: "avif" },
   // WebP uploads, which our own WASM build decodes straight into the encoders (lossless and

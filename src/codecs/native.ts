@@ -46,6 +46,7 @@ interface NativeExports {
   pg_planes_begin(webp: number, width: number, height: number, alpha: number, quality: number, batchRows: number, kr: number, kb: number, fullRange: number): number;
   pg_planes_rows(rows: number): void;
   pg_planes_end(): number;
+  pg_to_png(input: number, data: number, size: number, width: number, height: number, orientation: number, quality: number): number;
   pg_output_data(): number;
   pg_output_size(): number;
 }
@@ -70,22 +71,32 @@ const wasiStubs = {
 };
 
 /**
- * A fresh instance. `file`: what the module's pg_read import hands out, in the pieces it asks
- * for (the PNG path reads its input that way instead of from a copy in WASM memory).
+ * A fresh instance. `file`: what the module's pg_read and pg_read_at imports hand out, in the
+ * pieces it asks for (the PNG paths read their input that way instead of from a copy in WASM
+ * memory). `written`: where the pg_write import puts the pieces of a file the module hands out
+ * as it writes it (a lossless PNG), copied out of WASM memory.
  */
-function instantiate(file?: Uint8Array): NativeExports {
+function instantiate(file?: Uint8Array, written?: Uint8Array[]): NativeExports {
   let exports: NativeExports | undefined;
   let offset = 0;
+  const readAt = (dst: number, at: number, length: number): number => {
+    if (!file || at + length > file.length) return 0;
+    new Uint8Array(exports!.memory.buffer, dst, length).set(file.subarray(at, at + length));
+    return 1;
+  };
   const instance = new WebAssembly.Instance(nativeWasm, {
     env: {
       pg_fail: (status: number) => {
         throw new NativeFailure(status);
       },
       pg_read: (dst: number, length: number): number => {
-        if (!file || offset + length > file.length) return 0;
-        new Uint8Array(exports!.memory.buffer, dst, length).set(file.subarray(offset, offset + length));
-        offset += length;
-        return 1;
+        const ok = readAt(dst, offset, length);
+        offset += ok * length;
+        return ok;
+      },
+      pg_read_at: readAt,
+      pg_write: (data: number, length: number) => {
+        written?.push(new Uint8Array(exports!.memory.buffer, data, length).slice());
       },
       emscripten_notify_memory_growth: () => {},
     },
@@ -150,6 +161,57 @@ function copyIn(native: NativeExports, bytes: Uint8Array): number {
  */
 export function transcodePng(bytes: Uint8Array, size: { width: number; height: number }, target: NativeTarget, quality: number): Uint8Array | null {
   return runNative(target, (native) => native.pg_png_to(target === "webp" ? 1 : 0, size.width, size.height, quality), bytes);
+}
+
+/**
+ * Re-encodes a whole JPEG (structure already checked, EXIF `orientation` applied) or PNG
+ * (non-interlaced) file as PNG without a raster (native/png_sink.c): quality 100 lossless in the
+ * smallest exact layout, below 100 a palette of 2^(quality/10) colours unless the lossless file
+ * is smaller, the rules of the TypeScript encoder (png.ts). The file is decoded once for its
+ * statistics and once per file written. Null for what this path leaves to the general one (CMYK
+ * JPEG, interlaced PNG); invalid_image for damaged data or a size other than the header's.
+ *
+ * The file (a lossless one is 1 to 3 bytes a pixel for a photo, the largest thing the request
+ * holds) leaves WASM memory in pieces as it is deflated and is joined here. Below quality 100, a
+ * lossless candidate that beats the palette file is the call's output instead, read as a view
+ * of the dropped instance's memory (the pieces are then the losing palette file).
+ */
+export function transcodeToPng(
+  bytes: Uint8Array,
+  size: { width: number; height: number },
+  input: "jpeg" | "png",
+  quality: number,
+  orientation: Orientation = 1,
+): Uint8Array | null {
+  const pieces: Uint8Array[] = [];
+  const out = runNative(
+    "png",
+    (native) => {
+      let data = 0;
+      if (input === "jpeg") {
+        // libjpeg reads from memory; the file is decoded more than once, so it is copied in once.
+        data = native.malloc(bytes.length);
+        if (data === 0) throw new NativeFailure(NativeStatus.NoMemory);
+        new Uint8Array(native.memory.buffer, data, bytes.length).set(bytes);
+      }
+      return native.pg_to_png(input === "jpeg" ? 0 : 1, data, bytes.length, size.width, size.height, orientation, Math.round(quality));
+    },
+    bytes,
+    { view: true, written: pieces },
+  );
+  return out && (out.length > 0 ? out : joinPieces(pieces));
+}
+
+/** The pieces as one array; each is dropped from the list once copied. */
+function joinPieces(pieces: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(pieces.reduce((n, piece) => n + piece.length, 0));
+  let at = 0;
+  for (let k = 0; k < pieces.length; k++) {
+    out.set(pieces[k]!, at);
+    at += pieces[k]!.length;
+    pieces[k] = out.subarray(0, 0);
+  }
+  return out;
 }
 
 /** Rows copied into WASM memory per call: small next to any image, even (2x2 chroma cells). */
@@ -247,25 +309,27 @@ function copyRows({ data, stride }: SamplePlane, first: number, rows: number, wi
  * Runs `call` on a fresh instance and maps its status: the output copied out of WASM memory,
  * null for PG_UNSUPPORTED, a PixelgateError otherwise.
  */
-function runNative(target: NativeTarget, call: (native: NativeExports) => number, file?: Uint8Array): Uint8Array | null {
+function runNative(target: NativeTarget | "png", call: (native: NativeExports) => number, file?: Uint8Array, output: { view: boolean; written?: Uint8Array[] } = { view: false }): Uint8Array | null {
   let status: number;
   let native: NativeExports | undefined;
   try {
-    native = instantiate(file);
+    native = instantiate(file, output.written);
     status = call(native);
   } catch (error) {
     status = error instanceof NativeFailure ? error.status : errorStatus(error);
   }
   switch (status) {
-    case NativeStatus.Ok:
-      // Copied out: the instance and its memory are dropped with this call.
-      return new Uint8Array(native!.memory.buffer, native!.pg_output_data(), native!.pg_output_size()).slice();
+    case NativeStatus.Ok: {
+      const out = new Uint8Array(native!.memory.buffer, native!.pg_output_data(), native!.pg_output_size());
+      // Copied out unless asked for a view: then the instance's memory lives as long as the view.
+      return output.view ? out : out.slice();
+    }
     case NativeStatus.Unsupported:
       return null;
     case NativeStatus.NoMemory:
       throw new PixelgateError("image_too_large", "The image needs more memory to convert than the worker has.", { param: "image" });
     case NativeStatus.EncodeFailed:
-      throw new PixelgateError("internal_error", `Encoding ${target === "webp" ? "WebP" : "JPEG"} failed.`);
+      throw new PixelgateError("internal_error", `Encoding ${target === "webp" ? "WebP" : target.toUpperCase()} failed.`);
     default:
       throw invalidImage("The image could not be decoded.");
   }

@@ -5,10 +5,10 @@ import { readOrientation } from "./orientation.ts";
 import { readWebpLayout } from "./webp.ts";
 
 // What one compress or convert costs per pixel on the path recode.ts will take, read from the
-// file's first bytes before anything is decoded. Our own WASM build (native.ts) takes JPEG, PNG
-// still WebP and HEIC (libheif's YCbCr planes) to WebP or JPEG without an RGBA raster; the
-// figures are its measured peaks (memory child of `npm run bench:codecs`, docs/codecs.md), the
-// upload counted separately (limits.ts).
+// file's first bytes before anything is decoded. Our own WASM build (native.ts) takes JPEG, PNG,
+// still WebP and HEIC (libheif's YCbCr planes) to WebP or JPEG, and JPEG and PNG to PNG, without
+// an RGBA raster; the figures are its measured peaks (memory child of `npm run bench:codecs`,
+// docs/codecs.md), the upload counted separately (limits.ts).
 // Anything else decodes to a raster and encodes it: null here, the general figures apply.
 
 const NATIVE_TARGETS: ReadonlySet<ImageFormat> = new Set(["webp", "jpeg"]);
@@ -51,8 +51,56 @@ function pngLayout(bytes: Uint8Array): { alpha: boolean; interlaced: boolean } {
   return { alpha, interlaced: bytes[28] === 1 };
 }
 
-/** Bytes per pixel of the native recode for this file and target, or null when it takes the general path. */
-export function nativeBytesPerPixel(bytes: Uint8Array, input: InputFormat, target: ImageFormat): number | null {
+/**
+ * PNG written by our own build (native/png_sink.c). Its WASM memory is small (rows, zlib, the
+ * colour histogram: `wasm`); what grows is the file it writes, which the request then holds
+ * more than once (its pieces and the joined file, the answer's base64 and JSON: `copies`, from
+ * the worst run measured). The header cannot tell how big the file will be; the upload's own
+ * density can: a lossless PNG of a JPEG measured 4.1 (noise) to 5.0 (photo) times the JPEG's
+ * size, a palette file 1.3 to 1.5 times; a PNG re-encoded comes out near its own size. Capped by
+ * what the layout can take at most (RGB, RGBA, 8-bit indices, plus deflate's overhead).
+ */
+const NATIVE_PNG = {
+  lossless: {
+    file: { jpeg: { perInputByte: 5.5, most: 3.1 }, png: { perInputByte: 1.2, most: 4.1 } },
+    copies: 4.7,
+    // A progressive JPEG's decoder holds its whole coefficient array, in every pass; turned or
+    // flipped, in every band of every pass too (76 MB upright, 114 MB turned at 12 MP).
+    wasm: { jpeg: 0.4, jpegProgressive: 3.2, jpegProgressiveBanded: 5.1, png: 0.2 },
+  },
+  // The lossless candidate is kept too, at most the palette file's size: one copy more.
+  palette: {
+    file: { jpeg: { perInputByte: 2, most: 1.05 }, png: { perInputByte: 0.5, most: 1.05 } },
+    copies: 5.7,
+    wasm: { jpeg: 0.7, jpegProgressive: 5.1, jpegProgressiveBanded: 5.1, png: 1.0 },
+  },
+} as const;
+
+/** A JPEG turned or flipped by its EXIF orientation is decoded in bands of up to 8 MB (0.7 B/px at 12 MP). */
+const BAND_BYTES_PER_PIXEL = 0.7;
+
+/** Bytes per pixel of writing `input` as PNG natively at `quality` (100: lossless). */
+function nativePngBytesPerPixel(bytes: Uint8Array, input: "jpeg" | "png", pixels: number, quality: number): number {
+  const kind = quality >= 100 ? NATIVE_PNG.lossless : NATIVE_PNG.palette;
+  const banded = input === "jpeg" && readOrientation(bytes, "jpeg") > 2;
+  const progressive = input === "jpeg" && readJpegFrame(bytes).progressive;
+  const wasm = kind.wasm[progressive ? (banded ? "jpegProgressiveBanded" : "jpegProgressive") : input];
+  const file = kind.file[input];
+  const filePerPixel = Math.min(file.most, (file.perInputByte * bytes.length) / Math.max(1, pixels));
+  return wasm + (banded && !progressive ? BAND_BYTES_PER_PIXEL : 0) + kind.copies * filePerPixel;
+}
+
+/**
+ * Bytes per pixel of the native recode for this file and target, or null when it takes the
+ * general path. `quality`: the compress quality (absent: convert's, lossless for PNG); `pixels`
+ * the header's, for PNG targets, whose cost follows the upload's density.
+ */
+export function nativeBytesPerPixel(bytes: Uint8Array, input: InputFormat, target: ImageFormat, pixels = 0, quality = 100): number | null {
+  if (target === "png") {
+    if (input === "jpeg") return nativePngBytesPerPixel(bytes, input, pixels, quality);
+    if (input !== "png" || pngLayout(bytes).interlaced || readOrientation(bytes, "png") !== 1) return null;
+    return nativePngBytesPerPixel(bytes, input, pixels, quality);
+  }
   if (!NATIVE_TARGETS.has(target)) return null;
   const to = target as "webp" | "jpeg";
   if (input === "jpeg") return NATIVE_BYTES_PER_PIXEL[readJpegFrame(bytes).progressive ? "jpegProgressive" : "jpegBaseline"][to];

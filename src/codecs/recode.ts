@@ -1,6 +1,6 @@
 // Decode and re-encode in one step, for compress and convert: the paths our own WASM build
-// handles (native.ts: JPEG, PNG, WebP or HEIC in, WebP or JPEG out) skip the RGBA raster;
-// everything else decodes and encodes as before.
+// handles (native.ts: JPEG, PNG, WebP or HEIC in, WebP or JPEG out; JPEG or PNG in, PNG out)
+// skip the RGBA raster; everything else decodes and encodes as before.
 
 import type { ImageHeader, ImageFormat } from "./formats.ts";
 import { assertDecodable, assertSafeToDecode } from "./header.ts";
@@ -9,14 +9,16 @@ import { assertFormatHolds, encodeImage, encodeQuality, type EncodeOptions } fro
 import { JPEG_DEFAULT_QUALITY } from "./jpeg.ts";
 import { decodeHeicPlanes, heicEncoding } from "./heic.ts";
 import { maxPixelsFor } from "./limits.ts";
-import { encodePlanes, transcodeJpeg, transcodePng, transcodeWebp, type NativeTarget } from "./native.ts";
+import { encodePlanes, transcodeJpeg, transcodePng, transcodeToPng, transcodeWebp, type NativeTarget } from "./native.ts";
 import { readOrientation } from "./orientation.ts";
+import { PNG_DEFAULT_QUALITY } from "./png.ts";
 import { WEBP_DEFAULT_QUALITY } from "./webp.ts";
 
 /** Targets of the native paths (JPEG, PNG or WebP in), with the quality convert uses when compress gives none. */
 const NATIVE_TARGETS: Partial<Record<ImageFormat, number>> = {
   webp: WEBP_DEFAULT_QUALITY,
   jpeg: JPEG_DEFAULT_QUALITY,
+  png: PNG_DEFAULT_QUALITY,
 };
 
 /** An encoded image and its size (the header's, turned by the EXIF orientation). */
@@ -43,7 +45,7 @@ export async function recodeImage(bytes: Uint8Array, header: ImageHeader, format
  * image). Null for other targets and for the rare matrices the planes path does not convert.
  */
 async function heicRecode(bytes: Uint8Array, header: ImageHeader, format: ImageFormat, options: EncodeOptions): Promise<RecodedImage | null> {
-  const defaultQuality = NATIVE_TARGETS[format];
+  const defaultQuality = format === "webp" || format === "jpeg" ? NATIVE_TARGETS[format] : undefined;
   const encoding = defaultQuality === undefined ? null : heicEncoding(bytes);
   if (!encoding) return null;
   assertDecodable(header);
@@ -71,8 +73,10 @@ function nativeRecode(bytes: Uint8Array, header: ImageHeader, format: ImageForma
     // An EXIF-oriented PNG or WebP is rare: the general path turns it.
     if (orientation !== 1) return null;
     assertFormatHolds(header.width, header.height, format);
-    const transcode = input === "png" ? transcodePng : transcodeWebp;
-    const out = transcode(bytes, header, format as NativeTarget, encodeQuality(options) ?? defaultQuality);
+    const quality = encodeQuality(options) ?? defaultQuality;
+    let out: Uint8Array | null;
+    if (format === "png") out = input === "png" ? transcodeToPng(bytes, header, "png", quality) : null; // WebP to PNG: the general path
+    else out = (input === "png" ? transcodePng : transcodeWebp)(bytes, header, format as NativeTarget, quality);
     return out && { bytes: out, width: header.width, height: header.height };
   }
   const turned = orientation >= 5;
@@ -80,6 +84,6 @@ function nativeRecode(bytes: Uint8Array, header: ImageHeader, format: ImageForma
   const height = turned ? header.width : header.height;
   assertFormatHolds(width, height, format);
   const quality = encodeQuality(options) ?? defaultQuality;
-  const out = transcodeJpeg(bytes, header, format as NativeTarget, quality, orientation);
+  const out = format === "png" ? transcodeToPng(bytes, header, "jpeg", quality, orientation) : transcodeJpeg(bytes, header, format as NativeTarget, quality, orientation);
   return out && { bytes: out, width, height };
 }

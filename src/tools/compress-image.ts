@@ -90,7 +90,7 @@ export const compressImage = defineTool({
   result: () => CompressResult,
   async prepare(input: CompressInput, ctx): Promise<Prepared> {
     const source = await codecSourceOf(input, ctx);
-    return { source, quality: input.quality, target: input.targetFormat, permit: await admitCodecWork(source, input.targetFormat, ctx) };
+    return { source, quality: input.quality, target: input.targetFormat, permit: await admitCodecWork(source, input.targetFormat, ctx, input.quality) };
   },
   release: ({ permit }) => permit.release(),
   price: () => 1,

@@ -32,6 +32,26 @@ describe("real photo sizes", () => {
     expect(await balanceOf(account.id)).toBe(4);
   }, 120_000);
 
+  it("converts a 12 MP portrait phone JPEG to lossless PNG and compresses it to a palette PNG, upright", async () => {
+    const account = await newAccount({ credits: 5 });
+    const image = await photo(4032, 3024, 6);
+    const converted = await postTool("/v1/convert-format", account.key, { image, targetFormat: "png" });
+    expect(converted.status, converted.status === 200 ? "" : await converted.clone().text()).toBe(200);
+    const hosted = (await converted.json()) as { result: { imageUrl: string; width: number; height: number; mimeType: string } };
+    expect([hosted.result.width, hosted.result.height]).toEqual([3024, 4032]);
+    const png = await fetchHosted(hosted.result.imageUrl, hosted.result.mimeType);
+    expect(sniffFormat(png)).toBe("png");
+    expect([readHeader(png, "png").width, readHeader(png, "png").height]).toEqual([3024, 4032]);
+
+    const compressed = await postTool("/v1/compress", account.key, { image, targetFormat: "png", quality: 70 });
+    expect(compressed.status).toBe(200);
+    const body = (await compressed.json()) as { result: { image: string } };
+    const { bytes } = bytesOfDataUri(body.result.image);
+    expect([readHeader(bytes, "png").width, readHeader(bytes, "png").height]).toEqual([3024, 4032]);
+    expect(bytes.length).toBeLessThan(png.length);
+    expect(await balanceOf(account.id)).toBe(3);
+  }, 180_000);
+
   it("admits four 12 MP compress calls sent at once: the memory gate queues what does not fit, all succeed", async () => {
     const account = await newAccount({ credits: 10 });
     const image = await photo(4032, 3024);
@@ -96,11 +116,12 @@ describe("real photo sizes", () => {
     expect(await balanceOf(account.id)).toBe(5);
   }, 120_000);
 
-  it("refuses a 24 MP JPEG to PNG (the raster path does not fit an isolate) with 400 image_too_large, free", async () => {
+  it("converts a smooth 24 MP JPEG to PNG: the PNG path's cost follows the upload's density (this one's file is small)", async () => {
     const account = await newAccount({ credits: 5 });
     const response = await postTool("/v1/convert-format", account.key, { image: await photo(6000, 4000), targetFormat: "png" });
-    expect(response.status).toBe(400);
-    expect(((await response.json()) as { error: { code: string; param: string } }).error).toMatchObject({ code: "image_too_large", param: "targetFormat" });
-    expect(await balanceOf(account.id)).toBe(5);
+    expect(response.status, response.status === 200 ? "" : await response.clone().text()).toBe(200);
+    const body = (await response.json()) as { result: { width: number; height: number; mimeType: string } };
+    expect([body.result.width, body.result.height, body.result.mimeType]).toEqual([6000, 4000, "image/png"]);
+    expect(await balanceOf(account.id)).toBe(4);
   }, 120_000);
 });

@@ -1,0 +1,216 @@
+// Where the PNG writer's rows come from: a JPEG (libjpeg-turbo scanlines, RGBA straight out of
+// its colour converter) or a PNG (libspng rows), one row at a time, so no whole-image raster
+// exists. The writer needs the image more than once (statistics, then each file it writes):
+// every pass decodes the file again, which costs time, not memory (the file is small next to
+// its pixels).
+//
+// EXIF orientation: a mirrored image (2) is turned row by row. Otherwise the output's rows are
+// not the file's rows: the image is decoded in bands of output rows, each pass keeping only the
+// pixels that land in its band. A flipped image (3, 4) skips to the source rows it needs; a
+// turned one (5-8) crops its scanlines to the source columns it needs (jpeg_crop_scanline), so
+// the colour conversion and upsampling of each pixel still run once overall; only the entropy
+// decoding repeats per band.
+#include <stdlib.h>
+#include <string.h>
+#include <spng.h>
+#include "png_sink.h"
+
+// Output rows held per band: at most this many bytes (8 MB: about 6 passes for a turned 12 MP photo).
+#define BAND_BYTES (8u << 20)
+// Columns or rows decoded either side of a band, so that libjpeg's chroma upsampling, which
+// looks at neighbouring samples, sees the same neighbours as in a full decode.
+#define BAND_MARGIN 32
+
+// Copies the `length` bytes at `offset` of the file to `dst`; 0 when the file has fewer.
+__attribute__((import_module("env"), import_name("pg_read_at"))) int pg_read_at(void *dst, size_t offset, size_t length);
+
+int pg_rows_init(PgRows *r, int kind, const uint8_t *data, size_t size, int width, int height, int orientation) {
+  memset(r, 0, sizeof *r);
+  r->kind = kind;
+  r->data = data;
+  r->size = size;
+  r->orientation = kind == PG_FROM_JPEG && orientation >= 1 && orientation <= 8 ? orientation : 1;
+  r->source_width = width;
+  r->source_height = height;
+  int turned = r->orientation >= 5;
+  r->width = turned ? height : width;
+  r->height = turned ? width : height;
+  r->row = malloc((size_t)r->width * 4 > (size_t)width * 4 ? (size_t)r->width * 4 : (size_t)width * 4);
+  return r->row ? PG_OK : PG_NO_MEMORY;
+}
+
+// ---- JPEG
+
+static int jpeg_open(PgRows *r) {
+  if (r->open) jpeg_destroy_decompress(&r->cinfo);
+  pg_error_handlers(&r->err);
+  r->cinfo.err = &r->err;
+  jpeg_create_decompress(&r->cinfo);
+  r->open = 1;
+  jpeg_mem_src(&r->cinfo, r->data, (unsigned long)r->size);
+  jpeg_read_header(&r->cinfo, TRUE);
+  if ((int)r->cinfo.image_width != r->source_width || (int)r->cinfo.image_height != r->source_height) return PG_INVALID;
+  J_COLOR_SPACE cs = r->cinfo.jpeg_color_space;
+  if (cs != JCS_YCbCr && cs != JCS_GRAYSCALE && cs != JCS_RGB) return PG_UNSUPPORTED; // CMYK: the general path
+  r->cinfo.out_color_space = JCS_EXT_RGBA;
+  r->cinfo.dct_method = JDCT_ISLOW; // as the general path's decoder, so lossless means the same pixels
+  jpeg_start_decompress(&r->cinfo);
+  return PG_OK;
+}
+
+static void read_scanline(PgRows *r, uint8_t *dst) {
+  JSAMPROW one[1] = {dst};
+  if (jpeg_read_scanlines(&r->cinfo, one, 1) != 1) pg_fail(PG_INVALID);
+}
+
+static void mirror(uint8_t *row, int width) {
+  uint32_t *px = (uint32_t *)row;
+  for (int a = 0, b = width - 1; a < b; a++, b--) {
+    uint32_t t = px[a];
+    px[a] = px[b];
+    px[b] = t;
+  }
+}
+
+// Decodes output rows [first, first + n) into the band.
+static void fill_band(PgRows *r, int first) {
+  int status = jpeg_open(r);
+  if (status != PG_OK) pg_fail(status);
+  int o = r->orientation, W = r->source_width, H = r->source_height, w = r->width;
+  int n = r->height - first < r->band_capacity ? r->height - first : r->band_capacity;
+  uint32_t *band = (uint32_t *)r->band;
+  int flip_x = o == 2 || o == 3 || o == 7 || o == 8; // source x runs backwards along the output
+  int flip_y = o == 3 || o == 4 || o == 6 || o == 7;
+  if (o < 5) {
+    // Output row y is source row H - 1 - y: the band is source rows [H - first - n, H - first).
+    int lo = H - first - n, skip = lo - BAND_MARGIN > 0 ? lo - BAND_MARGIN : 0;
+    if (skip > 0 && (int)jpeg_skip_scanlines(&r->cinfo, (JDIMENSION)skip) != skip) pg_fail(PG_INVALID);
+    for (int sy = skip; sy < H - first; sy++) {
+      read_scanline(r, r->row);
+      if (sy < lo) continue;
+      uint8_t *dst = r->band + (size_t)(H - 1 - sy - first) * w * 4;
+      memcpy(dst, r->row, (size_t)w * 4);
+      if (flip_x) mirror(dst, w);
+    }
+  } else {
+    // Output row y is source column y (or W - 1 - y); output column x is source row x (or H - 1 - x).
+    int lo = flip_x ? W - first - n : first;
+    JDIMENSION x0 = (JDIMENSION)(lo - BAND_MARGIN > 0 ? lo - BAND_MARGIN : 0);
+    JDIMENSION cw = (JDIMENSION)((lo + n + BAND_MARGIN < W ? lo + n + BAND_MARGIN : W) - (int)x0);
+    jpeg_crop_scanline(&r->cinfo, &x0, &cw);
+    for (int sy = 0; sy < H; sy++) {
+      read_scanline(r, r->row);
+      const uint32_t *src = (const uint32_t *)r->row + (lo - (int)x0);
+      int ox = flip_y ? H - 1 - sy : sy;
+      for (int k = 0; k < n; k++) {
+        int oy = flip_x ? W - 1 - (lo + k) : lo + k;
+        band[(size_t)(oy - first) * w + ox] = src[k];
+      }
+    }
+  }
+  jpeg_abort_decompress(&r->cinfo);
+  r->band_first = first;
+  r->band_rows = n;
+}
+
+// ---- PNG
+
+static int read_file(spng_ctx *ctx, void *user, void *dst, size_t length) {
+  (void)ctx;
+  PgRows *r = user;
+  if (!pg_read_at(dst, r->read_at, length)) return SPNG_IO_EOF;
+  r->read_at += length;
+  return 0;
+}
+
+static int png_open(PgRows *r) {
+  if (r->spng) spng_ctx_free(r->spng);
+  spng_ctx *ctx = r->spng = spng_ctx_new(0);
+  if (!ctx) return PG_NO_MEMORY;
+  r->read_at = 0;
+  // As the TypeScript decoder: CRCs are not checked, and only the image's own size is inflated.
+  spng_set_crc_action(ctx, SPNG_CRC_USE, SPNG_CRC_USE);
+  spng_set_png_stream(ctx, read_file, r);
+  struct spng_ihdr ihdr;
+  if (spng_get_ihdr(ctx, &ihdr)) return PG_INVALID;
+  if ((int)ihdr.width != r->width || (int)ihdr.height != r->height) return PG_INVALID;
+  if (ihdr.interlace_method != SPNG_INTERLACE_NONE) return PG_UNSUPPORTED; // the TypeScript decoder's job
+  struct spng_trns trns;
+  r->may_have_alpha = ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE_ALPHA || ihdr.color_type == SPNG_COLOR_TYPE_TRUECOLOR_ALPHA ||
+                      spng_get_trns(ctx, &trns) == 0;
+  if (spng_decode_image(ctx, NULL, 0, SPNG_FMT_RGBA8, SPNG_DECODE_TRNS | SPNG_DECODE_PROGRESSIVE)) return PG_INVALID;
+  return PG_OK;
+}
+
+// ---- Passes
+
+int pg_rows_start(PgRows *r, int oriented) {
+  r->next = 0;
+  r->band_first = -1;
+  r->band_rows = 0;
+  r->band_mode = oriented && r->orientation > 2;
+  r->pass_width = oriented ? r->width : r->source_width;
+  r->pass_height = oriented ? r->height : r->source_height;
+  if (r->kind == PG_FROM_PNG) return png_open(r);
+  if (r->band_mode) {
+    if (!r->band) {
+      size_t row_bytes = (size_t)r->width * 4;
+      int rows = (int)(BAND_BYTES / row_bytes);
+      int passes = (r->height + (rows > 0 ? rows : 1) - 1) / (rows > 0 ? rows : 1);
+      r->band_capacity = (r->height + passes - 1) / passes; // bands of equal height
+      if (r->band_capacity < 1) r->band_capacity = 1;
+      r->band = malloc(row_bytes * r->band_capacity);
+      if (!r->band) return PG_NO_MEMORY;
+    }
+    return PG_OK; // each band opens its own decoder
+  }
+  // Mirrored (2) rows are turned as they come; in file order (statistics) they stay as stored.
+  r->mirror_rows = oriented && r->orientation == 2;
+  return jpeg_open(r);
+}
+
+const uint8_t *pg_rows_next(PgRows *r) {
+  int y = r->next++;
+  if (r->kind == PG_FROM_PNG) {
+    int status = spng_decode_row(r->spng, r->row, (size_t)r->width * 4);
+    // SPNG_EOI comes with the last row; anything else before it is damage.
+    if (status != 0 && !(status == SPNG_EOI && y == r->height - 1)) pg_fail(PG_INVALID);
+    // A file cut off after its image data is refused, as the TypeScript decoder refuses it.
+    if (y == r->height - 1 && spng_decode_chunks(r->spng)) pg_fail(PG_INVALID);
+    return r->row;
+  }
+  if (!r->band_mode) {
+    read_scanline(r, r->row);
+    if (r->mirror_rows) mirror(r->row, r->width);
+    return r->row;
+  }
+  if (y < r->band_first || y >= r->band_first + r->band_rows) fill_band(r, y);
+  return r->band + (size_t)(y - r->band_first) * r->width * 4;
+}
+
+// Passes over the next `n` rows of a pass in file order without handing them out: libjpeg skips
+// them without its colour conversion and upsampling; a PNG's rows are still inflated.
+void pg_rows_skip(PgRows *r, int n) {
+  if (n <= 0) return;
+  if (r->kind == PG_FROM_JPEG && !r->band_mode) {
+    if ((int)jpeg_skip_scanlines(&r->cinfo, (JDIMENSION)n) != n) pg_fail(PG_INVALID);
+    r->next += n;
+    return;
+  }
+  while (n-- > 0) pg_rows_next(r);
+}
+
+// Ends a pass, whether or not every row was read.
+void pg_rows_stop(PgRows *r) {
+  if (r->open) jpeg_destroy_decompress(&r->cinfo);
+  r->open = 0;
+  if (r->spng) spng_ctx_free(r->spng);
+  r->spng = NULL;
+}
+
+void pg_rows_free(PgRows *r) {
+  pg_rows_stop(r);
+  free(r->band);
+  free(r->row);
+  r->band = r->row = NULL;
+}

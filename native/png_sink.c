@@ -1,0 +1,278 @@
+// JPEG or PNG in, PNG out, a row at a time: rows come from png_rows.c, are laid out (palette,
+// grey, grey + alpha, RGB or RGBA), filtered (png_filter.c) and deflated straight into IDAT
+// chunks. The rules are the TypeScript encoder's (src/codecs/png.ts):
+// - quality 100: lossless in the smallest exact layout (a palette for at most 256 colours when
+//   that is not a grey image of more than 16, 8-bit grey for grey images, RGB when opaque);
+// - below 100: a palette of 2^(quality/10) colours (png_palette.c), and the lossless file is
+//   written too and wins when smaller (abandoned as soon as its data is longer);
+// - zlib level 6 for palettes and for rows that filter to mostly zeros, 3 for photographic rows
+//   (decided on 32 pairs of rows spread over the image), Z_FILTERED like libpng.
+// Only IHDR, PLTE, tRNS, IDAT and IEND are written.
+//
+// Where the file goes: to JavaScript a chunk at a time through the pg_write import as it is
+// deflated, so it never exists whole in WASM memory. Below quality 100 the palette file goes out
+// that way; the lossless candidate is kept here in a buffer the palette file's size (it is given
+// up as soon as its data is longer), and when it wins it becomes the call's output instead.
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include "png_sink.h"
+
+// Hands `length` bytes of the output file to JavaScript, which copies them.
+__attribute__((import_module("env"), import_name("pg_write"))) void pg_write(const void *data, size_t length);
+
+enum { GRAY = 0, RGB = 2, PALETTE = 3, GRAY_ALPHA = 4, RGBA = 6 };
+enum { LEVEL_FLAT = 6, LEVEL_PHOTO = 3 };
+#define FLAT_ZERO_SHARE 0.75
+#define IDAT_BYTES (256u << 10)
+
+typedef struct {
+  int color_type, bit_depth, bpp, filter;
+  const PgPalette *palette;
+  const PgStats *stats;
+} Layout;
+
+typedef struct {
+  int to_js;
+  uint8_t *data;
+  size_t size, cap;
+  size_t limit; // buffered: give up once the image data passes this (0: no limit)
+  size_t image_data;
+  int over;
+} Output;
+
+static void put(Output *o, const void *bytes, size_t n) {
+  if (o->to_js) {
+    pg_write(bytes, n);
+    o->size += n;
+    return;
+  }
+  if (o->size + n > o->cap) {
+    size_t cap = o->cap ? o->cap : 1 << 16;
+    while (cap < o->size + n) cap *= 2;
+    uint8_t *grown = realloc(o->data, cap);
+    if (!grown) pg_fail(PG_NO_MEMORY);
+    o->data = grown;
+    o->cap = cap;
+  }
+  memcpy(o->data + o->size, bytes, n);
+  o->size += n;
+}
+
+static void put_u32(uint8_t *at, uint32_t v) {
+  at[0] = (uint8_t)(v >> 24), at[1] = (uint8_t)(v >> 16), at[2] = (uint8_t)(v >> 8), at[3] = (uint8_t)v;
+}
+
+static void chunk(Output *o, const char *type, const uint8_t *data, size_t length) {
+  uint8_t head[8], tail[4];
+  put_u32(head, (uint32_t)length);
+  memcpy(head + 4, type, 4);
+  uLong crc = crc32(crc32(0L, Z_NULL, 0), head + 4, 4);
+  if (length) crc = crc32(crc, data, (uInt)length);
+  put_u32(tail, (uint32_t)crc);
+  put(o, head, 8);
+  if (length) put(o, data, length);
+  put(o, tail, 4);
+}
+
+static size_t row_bytes(const Layout *l, int width) {
+  int channels = l->color_type == RGBA ? 4 : l->color_type == RGB ? 3 : l->color_type == GRAY_ALPHA ? 2 : 1;
+  return ((size_t)width * channels * l->bit_depth + 7) / 8;
+}
+
+// One RGBA row in the layout's samples.
+static void lay_out(const Layout *l, const uint8_t *px, int width, uint8_t *raw) {
+  switch (l->color_type) {
+    case GRAY:
+      for (int x = 0; x < width; x++) raw[x] = px[4 * x];
+      return;
+    case GRAY_ALPHA:
+      for (int x = 0; x < width; x++) raw[2 * x] = px[4 * x], raw[2 * x + 1] = px[4 * x + 3];
+      return;
+    case RGB:
+      for (int x = 0; x < width; x++) raw[3 * x] = px[4 * x], raw[3 * x + 1] = px[4 * x + 1], raw[3 * x + 2] = px[4 * x + 2];
+      return;
+    case RGBA:
+      memcpy(raw, px, (size_t)width * 4);
+      return;
+  }
+  int depth = l->bit_depth, per_byte = 8 / depth;
+  if (depth == 8) {
+    for (int x = 0; x < width; x++) raw[x] = (uint8_t)pg_palette_index(l->palette, l->stats, px + 4 * x);
+    return;
+  }
+  memset(raw, 0, row_bytes(l, width));
+  for (int x = 0; x < width; x++) {
+    int index = pg_palette_index(l->palette, l->stats, px + 4 * x);
+    raw[x / per_byte] |= (uint8_t)(index << (8 - depth * (x % per_byte + 1)));
+  }
+}
+
+static Layout palette_layout(const PgPalette *p, const PgStats *s) {
+  int n = p->entries;
+  Layout l = {PALETTE, n <= 2 ? 1 : n <= 4 ? 2 : n <= 16 ? 4 : 8, 1, 0, p, s};
+  return l;
+}
+
+// The smallest exact layout, from the statistics (the TypeScript encoder's losslessLayout).
+static Layout lossless_layout(const PgPalette *exact, const PgStats *s) {
+  if (s->exact_count <= PG_EXACT_MAX && (s->exact_count <= 16 || !s->gray)) return palette_layout(exact, s);
+  Layout l = {RGBA, 8, 4, 1, NULL, s};
+  if (s->gray) l.color_type = s->alpha ? GRAY_ALPHA : GRAY, l.bpp = s->alpha ? 2 : 1;
+  else if (!s->alpha) l.color_type = RGB, l.bpp = 3;
+  return l;
+}
+
+// zlib level: photographic rows (few zeros once filtered) deflate at 3, the rest at 6.
+static int level_for(const Layout *l, const PgStats *s) {
+  if (!l->filter || s->sample_rows == 0) return LEVEL_FLAT;
+  size_t n = row_bytes(l, s->width), source = (size_t)s->width * 4;
+  uint8_t *raw = malloc(n), *prev = malloc(n), *out = malloc(n + 1);
+  if (!raw || !prev || !out) pg_fail(PG_NO_MEMORY);
+  PgFilter filter = {l->bpp, 0};
+  size_t zeros = 0;
+  for (int k = 0; k < s->sample_rows; k++) {
+    lay_out(l, s->samples + (size_t)(2 * k) * source, s->width, prev);
+    lay_out(l, s->samples + (size_t)(2 * k + 1) * source, s->width, raw);
+    pg_filter_row(&filter, raw, prev, (int)n, out);
+    for (size_t i = 1; i <= n; i++) zeros += out[i] == 0;
+  }
+  free(raw), free(prev), free(out);
+  return zeros >= FLAT_ZERO_SHARE * s->sample_rows * n ? LEVEL_FLAT : LEVEL_PHOTO;
+}
+
+// Deflates `n` bytes (or finishes the stream), cutting the output into IDAT chunks.
+static void deflate_into(z_stream *z, Output *o, uint8_t *idat, const uint8_t *data, size_t n, int flush) {
+  z->next_in = (Bytef *)data;
+  z->avail_in = (uInt)n;
+  for (;;) {
+    int status = deflate(z, flush);
+    if (status == Z_STREAM_ERROR) pg_fail(PG_ENCODE_FAILED);
+    size_t have = IDAT_BYTES - z->avail_out;
+    int full = z->avail_out == 0;
+    if (full || (flush == Z_FINISH && have > 0)) {
+      chunk(o, "IDAT", idat, have);
+      o->image_data += have;
+      z->next_out = idat;
+      z->avail_out = IDAT_BYTES;
+    }
+    if (o->limit && o->image_data > o->limit) {
+      o->over = 1;
+      return;
+    }
+    if (flush == Z_FINISH ? status == Z_STREAM_END : (z->avail_in == 0 && !full)) return;
+  }
+}
+
+// Writes the whole file in `l` to `o` (or stops once it is over its limit).
+static int write_png(PgRows *rows, const Layout *l, int level, Output *o) {
+  static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  int status = pg_rows_start(rows, 1);
+  if (status != PG_OK) return status;
+  int width = rows->pass_width, height = rows->pass_height;
+  size_t n = row_bytes(l, width);
+  uint8_t *raw = malloc(n), *prev = calloc(n, 1), *filtered = malloc(n + 1), *idat = malloc(IDAT_BYTES);
+  if (!raw || !prev || !filtered || !idat) return PG_NO_MEMORY;
+  z_stream z = {0};
+  if (deflateInit2(&z, level, Z_DEFLATED, 15, 8, Z_FILTERED) != Z_OK) return PG_NO_MEMORY;
+  z.next_out = idat;
+  z.avail_out = IDAT_BYTES;
+  put(o, signature, 8);
+  uint8_t ihdr[13] = {0};
+  put_u32(ihdr, (uint32_t)width);
+  put_u32(ihdr + 4, (uint32_t)height);
+  ihdr[8] = (uint8_t)l->bit_depth;
+  ihdr[9] = (uint8_t)l->color_type;
+  chunk(o, "IHDR", ihdr, 13);
+  if (l->palette) {
+    const PgPalette *p = l->palette;
+    uint8_t plte[256 * 3], trns[256];
+    int last = -1;
+    for (int k = 0; k < p->entries; k++) {
+      memcpy(plte + 3 * k, p->rgba + 4 * k, 3);
+      trns[k] = p->rgba[4 * k + 3];
+      if (trns[k] < 255) last = k;
+    }
+    chunk(o, "PLTE", plte, (size_t)p->entries * 3);
+    if (last >= 0) chunk(o, "tRNS", trns, (size_t)last + 1); // up to the last entry not opaque
+  }
+
+
+  PgFilter filter = {l->bpp, 0};
+  for (int y = 0; y < height && !o->over; y++) {
+    lay_out(l, pg_rows_next(rows), width, raw);
+    if (l->filter) {
+      pg_filter_row(&filter, raw, prev, (int)n, filtered);
+    } else {
+      filtered[0] = 0;
+      memcpy(filtered + 1, raw, n);
+    }
+    deflate_into(&z, o, idat, filtered, n + 1, Z_NO_FLUSH);
+    uint8_t *t = raw;
+    raw = prev, prev = t;
+  }
+  if (!o->over) deflate_into(&z, o, idat, NULL, 0, Z_FINISH);
+  deflateEnd(&z);
+  pg_rows_stop(rows);
+  free(raw), free(prev), free(filtered), free(idat);
+  if (!o->over) chunk(o, "IEND", NULL, 0);
+  return PG_OK;
+}
+
+static int palette_size(int quality) {
+  int n = (int)lround(pow(2.0, quality / 10.0));
+  return n < 2 ? 2 : n > 256 ? 256 : n;
+}
+
+static int encode(PgRows *rows, PgStats *stats, int quality) {
+  int status = pg_stats_gather(stats, rows, quality < 100);
+  if (status != PG_OK) return status;
+  PgPalette exact;
+  pg_palette_exact(&exact, stats);
+  Layout lossless = lossless_layout(&exact, stats);
+  int lossless_level = level_for(&lossless, stats);
+  if (quality >= 100) {
+    Output out = {1};
+    return write_png(rows, &lossless, lossless_level, &out);
+  }
+
+  PgPalette quantized, *palette = &exact;
+  if (stats->exact_count > palette_size(quality)) {
+    status = pg_palette_median_cut(&quantized, stats, palette_size(quality));
+    if (status != PG_OK) return status;
+    palette = &quantized;
+  }
+  free(stats->bins); // the histogram has done its work: the files need the memory
+  stats->bins = NULL;
+  Output small = {1};
+  Layout indexed = palette_layout(palette, stats);
+  status = write_png(rows, &indexed, LEVEL_FLAT, &small);
+  if (palette != &exact) pg_palette_free(palette);
+  if (status != PG_OK) return status;
+  // Smooth synthetic images can filter down below any palette: the lossless file stands when
+  // it is smaller, so quantizing never makes the file bigger. Its buffer is sized once: it is
+  // given up one IDAT chunk past the palette file's size.
+  Output exact_file = {0, NULL, 0, small.size + IDAT_BYTES + 4096, small.size};
+  exact_file.data = malloc(exact_file.cap);
+  if (!exact_file.data) return PG_NO_MEMORY;
+  status = write_png(rows, &lossless, lossless_level, &exact_file);
+  if (status != PG_OK) return status;
+  if (!exact_file.over && exact_file.size < small.size) pg_set_output(exact_file.data, exact_file.size);
+  else free(exact_file.data);
+  return PG_OK;
+}
+
+// `data` (a JPEG; NULL for a PNG, which is read through pg_read_at) re-encoded as PNG, handed
+// out through pg_write, or the call's output when a lossless candidate beat the palette file. `width`
+// and `height` are the file's, as read from its header; `orientation` (JPEG) is applied.
+int pg_to_png(int kind, uint8_t *data, size_t size, int width, int height, int orientation, int quality) {
+  PgRows rows;
+  int status = pg_rows_init(&rows, kind, data, size, width, height, orientation);
+  if (status != PG_OK) return status;
+  PgStats stats;
+  status = encode(&rows, &stats, quality);
+  pg_stats_free(&stats);
+  pg_rows_free(&rows);
+  return status;
+}

@@ -1,0 +1,97 @@
+// PNG as a target without an RGBA raster: declarations shared by png_rows.c (where the rows
+// come from), png_stats.c (what the whole image holds), png_palette.c (median cut) and
+// png_sink.c (layout, filters, deflate, chunks).
+#ifndef PIXELGATE_PNG_SINK_H
+#define PIXELGATE_PNG_SINK_H
+
+#include "pixelgate.h"
+
+// ---- Row sources: RGBA rows of the oriented image, top to bottom, one pass at a time.
+enum { PG_FROM_JPEG = 0, PG_FROM_PNG = 1 };
+
+typedef struct PgRows {
+  int kind;
+  int width, height;         // of the output (oriented)
+  int may_have_alpha;        // the file can hold alpha at all (PNG colour type or tRNS)
+  // JPEG
+  const uint8_t *data;
+  size_t size;
+  int orientation, source_width, source_height;
+  struct jpeg_decompress_struct cinfo;
+  struct jpeg_error_mgr err;
+  int open;                  // cinfo is live
+  uint8_t *band;             // oriented rows of the current band (turned or flipped images)
+  int band_first, band_rows, band_capacity;
+  // PNG
+  void *spng;
+  size_t read_at;
+  // Both
+  uint8_t *row;              // the row handed out (RGBA)
+  int next;                  // next row of this pass
+  int pass_width, pass_height; // this pass's rows: the output's, or the file's in file order
+  int band_mode, mirror_rows;
+} PgRows;
+
+int pg_rows_init(PgRows *r, int kind, const uint8_t *data, size_t size, int width, int height, int orientation);
+// Starts a pass; `oriented` 0 hands the rows out in file order (for statistics).
+int pg_rows_start(PgRows *r, int oriented);
+// The next row (RGBA, width x 4 bytes), valid until the next call.
+const uint8_t *pg_rows_next(PgRows *r);
+void pg_rows_skip(PgRows *r, int n);
+void pg_rows_stop(PgRows *r);
+void pg_rows_free(PgRows *r);
+
+// ---- Whole-image statistics, gathered in one pass in file order.
+enum { PG_LEVEL_SAMPLES = 32, PG_EXACT_MAX = 256 };
+
+typedef struct {
+  int width, height;
+  int alpha, gray;
+  int exact_count;                  // distinct colours in first-seen order, or > PG_EXACT_MAX
+  uint32_t exact[PG_EXACT_MAX];     // canonical RGBA words (R low byte, all-transparent as 0)
+  uint32_t table[2 * PG_EXACT_MAX]; // open-addressing set over `exact` (value + 1, 0 = empty)
+  int alpha_bins;                   // histogram keys carry 4 bits of alpha
+  uint32_t *bins;                   // per bin: count, sum R, sum G, sum B, sum A (or NULL)
+  uint32_t transparent;             // pixels with alpha 0, outside the histogram
+  uint8_t *samples;                 // level sample rows: pairs (row above, row), RGBA
+  int sample_rows;
+} PgStats;
+
+int pg_stats_gather(PgStats *s, PgRows *rows, int histogram);
+void pg_stats_free(PgStats *s);
+// Index of a canonical colour in the exact palette, or -1.
+int pg_exact_index(const PgStats *s, uint32_t word);
+static inline uint32_t pg_canonical(const uint8_t *p) {
+  return p[3] == 0 ? 0 : (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline uint32_t pg_bin_of(const uint8_t *p, int alpha_bins) {
+  uint32_t rgb = (uint32_t)(p[0] >> 3) << 10 | (uint32_t)(p[1] >> 3) << 5 | (uint32_t)(p[2] >> 3);
+  return alpha_bins ? rgb << 4 | p[3] >> 4 : rgb;
+}
+
+// ---- Palette: exact, or median cut over the histogram.
+typedef struct {
+  int entries;              // palette size, the transparent entry included
+  uint8_t rgba[256 * 4];
+  int transparent_index;    // -1 for none
+  const PgStats *exact;     // exact palette: look colours up here
+  uint16_t *entry_of_bin;   // quantized: the entry of each histogram bin
+} PgPalette;
+
+void pg_palette_exact(PgPalette *p, const PgStats *s);
+int pg_palette_median_cut(PgPalette *p, const PgStats *s, int max_colors);
+void pg_palette_free(PgPalette *p);
+static inline int pg_palette_index(const PgPalette *p, const PgStats *s, const uint8_t *px) {
+  if (p->exact) return pg_exact_index(s, pg_canonical(px));
+  if (px[3] == 0) return p->transparent_index;
+  return p->entry_of_bin[pg_bin_of(px, s->alpha_bins)];
+}
+
+// ---- Row filter (adaptive, estimated on a sample of each row).
+typedef struct {
+  int bpp;
+  int row;
+} PgFilter;
+void pg_filter_row(PgFilter *f, const uint8_t *raw, const uint8_t *prev, int n, uint8_t *out);
+
+#endif

@@ -1,0 +1,171 @@
+// PNG as a target of our own WASM build (native/png_sink.c via native.ts transcodeToPng): JPEG
+// and PNG files re-encoded as PNG a row at a time, checked by decoding the result with the
+// TypeScript decoder and comparing with the general path (decode to a raster, png.ts encoder).
+
+import { describe, expect, it } from "vitest";
+import { applyOrientation, decodeImage, encodeImage, readHeader, type RasterImage } from "../../src/codecs/index.ts";
+import { encodeBaselineJpeg } from "../../src/codecs/jpeg.ts";
+import { maxRecodePixels } from "../../src/codecs/limits.ts";
+import { transcodeToPng } from "../../src/codecs/native.ts";
+import { nativeBytesPerPixel } from "../../src/codecs/recode-cost.ts";
+import type { Orientation } from "../../src/codecs/orientation.ts";
+import { newAccount } from "../support/fixtures";
+import { balanceOf, postTool } from "../support/tool-calls";
+import { exifApp1, gradient, gradientWithAlpha, handPng, image, maxDiff, meanDiff, pixelgateError, pngLayout, pngPaletteSize, quadrants, withJpegSegments } from "./support.ts";
+
+function scene(width: number, height: number): RasterImage {
+  const q = quadrants(width, height);
+  const g = gradient(width, height);
+  for (let i = 0; i < q.data.length; i++) q.data[i] = (q.data[i]! * 3 + g.data[i]!) >> 2;
+  return q;
+}
+
+async function shown(png: Uint8Array): Promise<RasterImage> {
+  return decodeImage(png, readHeader(png, "png"));
+}
+
+describe("transcodeToPng from JPEG", () => {
+  const stored = scene(67, 41);
+
+  it("lossless: exactly the pixels the general path decodes, for every EXIF orientation", async () => {
+    const jpeg = await encodeImage(stored, "jpeg", { quality: 95 });
+    for (const orientation of [1, 2, 3, 4, 5, 6, 7, 8] as Orientation[]) {
+      const tagged = orientation === 1 ? jpeg : withJpegSegments(jpeg, exifApp1(orientation));
+      const out = transcodeToPng(tagged, { width: 67, height: 41 }, "jpeg", 100, orientation)!;
+      const general = await decodeImage(tagged, readHeader(tagged, "jpeg"));
+      const back = await shown(out);
+      expect([back.width, back.height], `orientation ${orientation}`).toEqual([general.width, general.height]);
+      expect(maxDiff(back, general), `orientation ${orientation}`).toBe(0);
+      expect(pngLayout(out).colorType, "an opaque photo is written as RGB").toBe(2);
+      const upright = applyOrientation({ ...stored, data: stored.data.slice() }, orientation);
+      expect(meanDiff(back, upright), "one JPEG generation from the original").toBeLessThan(8);
+    }
+  });
+
+  it("a grey JPEG becomes 8-bit grey; few colours become a palette", async () => {
+    const grey = await encodeImage(image(40, 30, (x, y) => [x * 6, x * 6, x * 6, 255]), "jpeg", { quality: 90 });
+    const out = transcodeToPng(grey, { width: 40, height: 30 }, "jpeg", 100)!;
+    expect(pngLayout(out).colorType).toBe(0);
+    expect(maxDiff(await shown(out), await decodeImage(grey, readHeader(grey, "jpeg")))).toBe(0);
+  });
+
+  it("quality 70: a palette of at most 128 colours close to the picture, never bigger than lossless", async () => {
+    const jpeg = await encodeImage(scene(96, 64), "jpeg", { quality: 92 });
+    const header = readHeader(jpeg, "jpeg");
+    const general = await decodeImage(jpeg, header);
+    const out = transcodeToPng(jpeg, header, "jpeg", 70)!;
+    const lossless = transcodeToPng(jpeg, header, "jpeg", 100)!;
+    expect(out.length).toBeLessThanOrEqual(lossless.length);
+    const viaTs = await encodeImage(general, "png", { quality: 70 });
+    if (pngLayout(out).colorType === 3) expect(pngPaletteSize(out)).toBeLessThanOrEqual(128);
+    // The same method as the TypeScript quantizer: as close to the picture as its file.
+    expect(meanDiff(await shown(out), general)).toBeLessThan(meanDiff(await shown(viaTs), general) * 1.1 + 0.3);
+    expect(Math.abs(out.length - viaTs.length)).toBeLessThan(viaTs.length * 0.1);
+  });
+
+  it("answers invalid_image for data cut short or a size other than the header's", async () => {
+    const jpeg = await encodeImage(scene(64, 48), "jpeg");
+    expect((await pixelgateError(() => transcodeToPng(jpeg.subarray(0, 100), { width: 64, height: 48 }, "jpeg", 100))).code).toBe("invalid_image");
+    expect((await pixelgateError(() => transcodeToPng(jpeg, { width: 48, height: 64 }, "jpeg", 70))).code).toBe("invalid_image");
+  });
+});
+
+describe("transcodeToPng from PNG", () => {
+  for (const [name, source] of [["opaque", scene(67, 41)], ["with alpha", gradientWithAlpha(67, 41)]] as const) {
+    it(`${name}: lossless is exact and the layout is the TypeScript encoder's`, async () => {
+      const png = await encodeImage(source, "png");
+      const header = readHeader(png, "png");
+      const out = transcodeToPng(png, header, "png", 100)!;
+      expect(maxDiff(await shown(out), source)).toBe(0);
+      expect(pngLayout(out)).toEqual(pngLayout(png));
+      expect(out.length, "zlib versions differ by a few bytes").toBeLessThanOrEqual(png.length * 1.02 + 16);
+    });
+
+    it(`${name}: quality 70 as close as the TypeScript encoder's palette`, async () => {
+      const png = await encodeImage(source, "png");
+      const header = readHeader(png, "png");
+      const out = transcodeToPng(png, header, "png", 70)!;
+      const viaTs = await encodeImage(source, "png", { quality: 70 });
+      expect(maxDiff(await shown(out), await shown(viaTs))).toBeLessThanOrEqual(1);
+      expect(out.length).toBeLessThanOrEqual(viaTs.length * 1.02);
+    });
+  }
+
+  it("16-bit and low-depth grey files read like the TypeScript decoder", async () => {
+    for (const layout of [
+      { colorType: 2, bitDepth: 16, sample: (x: number, y: number) => [x * 1000, y * 2000, 30000] },
+      { colorType: 0, bitDepth: 4, sample: (x: number, y: number) => [(x + y) & 15] },
+    ] as const) {
+      const png = await handPng({ width: 23, height: 9, ...layout });
+      const header = readHeader(png, "png");
+      expect(maxDiff(await shown(transcodeToPng(png, header, "png", 100)!), await decodeImage(png, header)), `colour type ${layout.colorType}`).toBe(0);
+    }
+  });
+
+  it("leaves interlaced files to the general path; refuses damaged ones", async () => {
+    const interlaced = await handPng({ width: 20, height: 12, colorType: 2, bitDepth: 8, interlaced: true, sample: (x, y) => [x * 10, y * 20, 90] });
+    expect(transcodeToPng(interlaced, readHeader(interlaced, "png"), "png", 100)).toBeNull();
+    const png = await encodeImage(scene(64, 48), "png");
+    const header = readHeader(png, "png");
+    for (const quality of [100, 70]) {
+      expect((await pixelgateError(() => transcodeToPng(png.subarray(0, png.length >> 1), header, "png", quality))).code).toBe("invalid_image");
+      expect((await pixelgateError(() => transcodeToPng(png.subarray(0, png.length - 6), header, "png", quality))).code).toBe("invalid_image");
+    }
+  });
+});
+
+describe("what a PNG target costs", () => {
+  // Measured (docs/codecs.md): a 12 MP photo-like JPEG of 2.1 MB peaked at 42 to 56 MB to
+  // lossless PNG; a 12 MP JPEG of noise (7.7 MB) at 164 MB, its PNG being 31 MB.
+  const pixels = 4032 * 3024;
+  // Only the upload's size and its frame header (baseline or progressive) count here.
+  const upload = (head: Uint8Array, size: number) => {
+    const bytes = new Uint8Array(size);
+    bytes.set(head);
+    return bytes;
+  };
+  let baseline: Uint8Array = new Uint8Array(0);
+  const limitFor = (uploadBytes: number, quality?: number, head: Uint8Array = baseline) => {
+    const bytes = upload(head, uploadBytes);
+    return maxRecodePixels("jpeg", "png", nativeBytesPerPixel(bytes, "jpeg", "png", pixels, quality), uploadBytes);
+  };
+
+  it("follows the upload's density: a 12 MP photo fits, the same size of noise does not", async () => {
+    baseline = await encodeBaselineJpeg(scene(16, 16), 90);
+    const progressive = await encodeImage(scene(16, 16), "jpeg", { quality: 90 });
+    // A progressive file's decoder holds its coefficients in every pass: it costs more.
+    expect(limitFor(1_900_000, 100, progressive)).toBeLessThan(limitFor(1_900_000));
+    expect(limitFor(1_900_000, 100, progressive)).toBeGreaterThanOrEqual(pixels);
+    expect(limitFor(2_200_000)).toBeGreaterThanOrEqual(pixels);
+    expect(limitFor(8_000_000)).toBeLessThan(pixels);
+    // A palette file is at most about a byte a pixel: compress at 70 fits a dense phone photo.
+    expect(limitFor(4_000_000, 70)).toBeGreaterThanOrEqual(pixels);
+  });
+
+  it("a smooth picture stays lossless below quality 100 when that file is smaller", async () => {
+    const smooth = gradient(160, 120);
+    const png = await encodeImage(smooth, "png");
+    const out = transcodeToPng(png, readHeader(png, "png"), "png", 90)!;
+    expect(pngLayout(out).colorType, "RGB, not a palette").toBe(2);
+    expect(maxDiff(await shown(out), smooth)).toBe(0);
+    expect(pngLayout(await encodeImage(smooth, "png", { quality: 90 })).colorType, "as the TypeScript encoder decides").toBe(2);
+  });
+});
+
+describe("damaged files to PNG through the service", () => {
+  it("answers 400 invalid_image and charges nothing, for JPEG and PNG inputs", async () => {
+    const account = await newAccount({ credits: 3 });
+    const jpeg = await encodeImage(scene(64, 48), "jpeg", { quality: 90 });
+    const png = await encodeImage(scene(64, 48), "png");
+    // Each cut off in its image data (bytes overwritten inside a JPEG's scan are corrupt data
+    // libjpeg steps over, as the general decoder does: those answer 200).
+    const brokenJpeg = jpeg.slice(0, jpeg.length >> 1);
+    const brokenPng = png.slice(0, png.length - 40);
+    for (const [mime, bytes] of [["image/jpeg", brokenJpeg], ["image/png", brokenPng]] as const) {
+      const response = await postTool("/v1/convert-format", account.key, { image: `data:${mime};base64,${btoa(String.fromCharCode(...bytes))}`, targetFormat: "png" });
+      expect(response.status, mime).toBe(400);
+      expect(((await response.json()) as { error: { code: string } }).error.code, mime).toBe("invalid_image");
+    }
+    expect(await balanceOf(account.id)).toBe(3);
+  });
+});
