@@ -45,16 +45,22 @@ void pg_jpeg_finish(PgJpegEncoder *e) {
   pg_set_output(e->out, e->out_size);
 }
 
+// Set by pg_jpeg_baseline for this instance's one call: a TIFF's JPEG strip must be baseline.
+static int baseline_only;
+
+void pg_jpeg_baseline(int on) { baseline_only = on; }
+
 // Quality, tables and scan layout, after jpeg_set_defaults.
 void pg_jpeg_settings(j_compress_ptr co, int quality) {
-  // Not forced to baseline (8-bit) values, as in the encoder we replace: low qualities keep
-  // their coarse high-frequency steps; the file is progressive (SOF2) anyway.
+  // Progressive files are not forced to baseline (8-bit) table values, as in the encoder we
+  // replace: low qualities keep their coarse high-frequency steps. A baseline file (SOF0, one
+  // sequential scan) must have them.
   int scale = jpeg_quality_scaling(quality);
-  jpeg_add_quant_table(co, 0, ROBIDOUX_TABLE, scale, FALSE);
-  jpeg_add_quant_table(co, 1, ROBIDOUX_TABLE, scale, FALSE);
+  jpeg_add_quant_table(co, 0, ROBIDOUX_TABLE, scale, baseline_only);
+  jpeg_add_quant_table(co, 1, ROBIDOUX_TABLE, scale, baseline_only);
   co->optimize_coding = TRUE;
   co->dct_method = JDCT_ISLOW;
-  jpeg_simple_progression(co);
+  if (!baseline_only) jpeg_simple_progression(co);
 }
 
 static void stream_rows(PgSource *s, j_compress_ptr co) {

@@ -87,13 +87,15 @@ export interface JpegFrame {
   scanOffset: number;
   /** A progressive frame (SOF2, SOF6, SOF10, SOF14): decoded whole before any row comes out. */
   progressive: boolean;
+  /** Colour components in the frame (1 grey, 3 YCbCr or RGB, 4 CMYK). */
+  components: number;
 }
 
 /** Walks the marker segments up to the first scan, reading the frame header on the way. */
 export function readJpegFrame(bytes: Uint8Array): JpegFrame {
   const r = new ByteReader(bytes, false, "JPEG");
   if (r.u8(0) !== 0xff || r.u8(1) !== 0xd8) throw invalidImage("The data is not a JPEG (no SOI marker).");
-  let frame: { width: number; height: number; progressive: boolean } | null = null;
+  let frame: Omit<JpegFrame, "scanOffset"> | null = null;
   let offset = 2;
   for (;;) {
     if (r.u8(offset) !== 0xff) throw invalidImage("The JPEG marker structure is corrupt.");
@@ -110,9 +112,9 @@ export function readJpegFrame(bytes: Uint8Array): JpegFrame {
     const length = r.u16(offset + 2);
     if (length < 2) throw invalidImage("The JPEG has a segment with an impossible length.");
     if (isStartOfFrame(marker)) {
-      // precision (1), height (2), width (2): height 0 would defer to a DNL marker, which
-      // nothing we accept writes.
-      frame = { height: r.u16(offset + 5), width: r.u16(offset + 7), progressive: (marker & 0x03) === 0x02 };
+      // precision (1), height (2), width (2), components (1): height 0 would defer to a DNL
+      // marker, which nothing we accept writes.
+      frame = { height: r.u16(offset + 5), width: r.u16(offset + 7), progressive: (marker & 0x03) === 0x02, components: r.u8(offset + 9) };
     }
     if (marker === 0xda) {
       if (!frame) throw invalidImage("The JPEG has image data before its frame header.");

@@ -105,7 +105,8 @@ export function maxPixelsFor(format: InputFormat): number {
 export function maxRecodePixels(input: InputFormat, target: ImageFormat, nativePerPixel: number | null, inputBytes: number): number {
   const perPixel = nativePerPixel ?? Math.max(DECODE_BYTES_PER_PIXEL[input], ENCODE_BYTES_PER_PIXEL[target]);
   const left = ISOLATE_CODEC_BUDGET - FIXED_BYTES - inputBytes * (INPUT_BYTE_COST[input] ?? DEFAULT_INPUT_BYTE_COST);
-  const earlier = Math.min(EARLIER_LIMITS[input] ?? Infinity, EARLIER_LIMITS[target] ?? Infinity);
+  // A target's earlier cap was measured on the general path; the native paths have their own figures.
+  const earlier = Math.min(EARLIER_LIMITS[input] ?? Infinity, nativePerPixel === null ? (EARLIER_LIMITS[target] ?? Infinity) : Infinity);
   return Math.max(0, Math.min(Math.floor(left / perPixel), earlier, input === "jpeg" ? HARD_MAX_JPEG_PIXELS : HARD_MAX_PIXELS));
 }
 

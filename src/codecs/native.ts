@@ -20,7 +20,8 @@ import type { RasterImage } from "./formats.ts";
 import type { Orientation } from "./orientation.ts";
 import { imageHasAlpha } from "./raster.ts";
 
-export type NativeTarget = "webp" | "jpeg";
+/** "baseline-jpeg": one sequential scan (SOF0), as a TIFF's JPEG strip must be; "jpeg" is progressive. */
+export type NativeTarget = "webp" | "jpeg" | "baseline-jpeg";
 
 /** Status codes of native/pixelgate.h. */
 const enum NativeStatus {
@@ -47,6 +48,7 @@ interface NativeExports {
   pg_planes_rows(rows: number): void;
   pg_planes_end(): number;
   pg_to_png(input: number, data: number, size: number, width: number, height: number, orientation: number, quality: number): number;
+  pg_jpeg_baseline(on: number): void;
   pg_output_data(): number;
   pg_output_size(): number;
 }
@@ -314,6 +316,7 @@ function runNative(target: NativeTarget | "png", call: (native: NativeExports) =
   let native: NativeExports | undefined;
   try {
     native = instantiate(file, output.written);
+    if (target === "baseline-jpeg") native.pg_jpeg_baseline(1);
     status = call(native);
   } catch (error) {
     status = error instanceof NativeFailure ? error.status : errorStatus(error);
@@ -329,7 +332,7 @@ function runNative(target: NativeTarget | "png", call: (native: NativeExports) =
     case NativeStatus.NoMemory:
       throw new PixelgateError("image_too_large", "The image needs more memory to convert than the worker has.", { param: "image" });
     case NativeStatus.EncodeFailed:
-      throw new PixelgateError("internal_error", `Encoding ${target === "webp" ? "WebP" : target.toUpperCase()} failed.`);
+      throw new PixelgateError("internal_error", `Encoding ${target === "webp" ? "WebP" : target === "png" ? "PNG" : "JPEG"} failed.`);
     default:
       throw invalidImage("The image could not be decoded.");
   }

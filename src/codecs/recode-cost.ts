@@ -11,7 +11,7 @@ import { readWebpLayout } from "./webp.ts";
 // docs/codecs.md), the upload counted separately (limits.ts).
 // Anything else decodes to a raster and encodes it: null here, the general figures apply.
 
-const NATIVE_TARGETS: ReadonlySet<ImageFormat> = new Set(["webp", "jpeg"]);
+const NATIVE_TARGETS: ReadonlySet<ImageFormat> = new Set(["webp", "jpeg", "tiff"]);
 
 /** Peak WASM bytes per pixel of the native paths, as measured (slopes between 4, 12 and 24 MP). */
 const NATIVE_BYTES_PER_PIXEL = {
@@ -102,7 +102,10 @@ export function nativeBytesPerPixel(bytes: Uint8Array, input: InputFormat, targe
     return nativePngBytesPerPixel(bytes, input, pixels, quality);
   }
   if (!NATIVE_TARGETS.has(target)) return null;
-  const to = target as "webp" | "jpeg";
+  // A TIFF is a baseline JPEG from the same encoder, with Huffman tables optimised over the
+  // whole image as the progressive one's are: the same coefficient buffer, the same figures.
+  const to = target === "tiff" ? "jpeg" : (target as "webp" | "jpeg");
+  if (input === "jpeg" && target === "tiff" && readJpegFrame(bytes).components !== 3) return null; // grey: the general path
   if (input === "jpeg") return NATIVE_BYTES_PER_PIXEL[readJpegFrame(bytes).progressive ? "jpegProgressive" : "jpegBaseline"][to];
   if (input === "webp") {
     const { lossless, alpha, animated } = readWebpLayout(bytes);

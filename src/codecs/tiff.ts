@@ -248,8 +248,16 @@ function withoutAppSegments(jpeg: Uint8Array): Uint8Array {
 }
 
 export async function encodeTiff(image: RasterImage): Promise<Uint8Array> {
-  const { width, height } = image;
-  const jpeg = withoutAppSegments(await encodeBaselineJpeg(image, TIFF_JPEG_QUALITY));
+  return tiffAroundJpeg(await encodeBaselineJpeg(image, TIFF_JPEG_QUALITY), image.width, image.height)!;
+}
+
+/**
+ * A TIFF whose one strip is `baselineJpeg` (YCbCr 4:2:0, three components), its APPn segments
+ * dropped. Null for a JPEG of another component count, which these tags would not describe.
+ */
+export function tiffAroundJpeg(baselineJpeg: Uint8Array, width: number, height: number): Uint8Array | null {
+  if (readJpegFrame(baselineJpeg).components !== 3) return null;
+  const jpeg = withoutAppSegments(baselineJpeg);
 
   const SHORT = 3, LONG = 4, RATIONAL = 5;
   // [tag, type, count, inline value or out-of-line bytes], ascending tag order as TIFF requires.

@@ -75,6 +75,17 @@ describe("real photo sizes", () => {
     expect(await balanceOf(account.id)).toBe(3);
   }, 120_000);
 
+  it("converts a 12 MP portrait phone JPEG to TIFF (a baseline JPEG strip from our own build), upright", async () => {
+    const account = await newAccount({ credits: 5 });
+    const response = await postTool("/v1/convert-format", account.key, { image: await photo(4032, 3024, 6), targetFormat: "tiff" });
+    expect(response.status, await response.clone().text()).toBe(200);
+    const body = (await response.json()) as { result: { imageUrl: string; width: number; height: number; mimeType: string } };
+    expect([body.result.width, body.result.height]).toEqual([3024, 4032]);
+    const hosted = await fetchHosted(body.result.imageUrl, body.result.mimeType);
+    expect(readHeader(hosted, "tiff")).toMatchObject({ width: 3024, height: 4032 });
+    expect(await balanceOf(account.id)).toBe(4);
+  }, 120_000);
+
   it("converts a 24 MP (6000x4000) camera JPEG to WebP and to JPEG", async () => {
     const account = await newAccount({ credits: 5 });
     const image = await photo(6000, 4000);
