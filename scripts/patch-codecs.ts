@@ -18,6 +18,13 @@
 // length: 2016000"). The patch ends such a view at the end of memory; src/codecs/heic.ts reads
 // only the rows a plane has.
 //
+// 3. libheif-js's environment check: with nodejs_compat a Worker has `process.versions.node`, so
+// the glue takes its Node branch, which sets its script directory from `__dirname`. Bundled by
+// wrangler there is no `__dirname` (vitest's module runner defines one, which hid this), and
+// every HEIC decode in `wrangler dev` or a deployed worker threw ReferenceError: a 500. The
+// directory is never used (the .wasm is handed to the glue, nothing is read from disk), so the
+// patch reads `__dirname` only where it exists.
+//
 // Idempotent; fails loudly when a file has neither form (a jsquash upgrade changed its glue), so
 // a silent slowdown cannot creep back in.
 import { readFileSync, writeFileSync } from "node:fs";
@@ -42,6 +49,9 @@ const LIBHEIF_PLANE_VIEW: GlueForm = {
   copy: "return new n(A.buffer,d,Math.min(l,(A.buffer.byteLength-d)/n.BYTES_PER_ELEMENT|0))}",
 };
 
+/** libheif-js's Node branch: its script directory, from `__dirname` only when there is one. */
+const LIBHEIF_DIRNAME: GlueForm = { loop: 'U=__dirname+"/"', copy: 'U=(typeof __dirname=="string"?__dirname:".")+"/"' };
+
 /** The glue files the worker imports (src/codecs/{webp,jpeg,avif,heic}.ts), with each patch. */
 const GLUE_FILES: [string, GlueForm][] = [
   ["@jsquash/webp/codec/enc/webp_enc_simd.js", JSQUASH],
@@ -52,6 +62,7 @@ const GLUE_FILES: [string, GlueForm][] = [
   ["@jsquash/avif/codec/dec/avif_dec.js", JSQUASH],
   ["libheif-js/libheif-wasm/libheif.js", LIBHEIF],
   ["libheif-js/libheif-wasm/libheif.js", LIBHEIF_PLANE_VIEW],
+  ["libheif-js/libheif-wasm/libheif.js", LIBHEIF_DIRNAME],
 ];
 
 function patchGlue(source: string, form: GlueForm): { source: string; state: "patched" | "already" } {

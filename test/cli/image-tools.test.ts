@@ -3,6 +3,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { QUADRANTS_HEIC } from "../fixtures/heic.ts";
 import { balanceOf, getJson, newKey, pngHasAlpha, pngSize, runCli, tempDir, testPng } from "./support.ts";
 
 let key: string;
@@ -109,6 +110,18 @@ describe("image commands save their results with -o", () => {
     expect(bytes.subarray(0, 6).toString("latin1")).toBe("GIF89a");
     expect([bytes.readUInt16LE(6), bytes.readUInt16LE(8)]).toEqual([40, 30]);
     expect(body.result).toMatchObject({ originalFormat: "png", targetFormat: "gif", width: 40, height: 30 });
+  });
+
+  // Through wrangler dev's own bundle, not vitest's module runner: libheif-js's glue once read
+  // `__dirname`, which only the test runner defines (scripts/patch-codecs.ts).
+  it("compress reads an iPhone-style HEIC file and writes JPEG", async () => {
+    const heic = path.join(dir, "quadrants.heic");
+    await writeFile(heic, Buffer.from(QUADRANTS_HEIC, "base64"));
+    const out = path.join(dir, "from-heic.jpg");
+    const body = await paid(["compress", heic, "--format", "jpeg", "-o", out]);
+    const bytes = await readFile(out);
+    expect([bytes[0], bytes[1]]).toEqual([0xff, 0xd8]);
+    expect(body.result.format).toBe("JPEG");
   });
 
   it("-o - writes the image bytes to stdout and the summary to stderr", async () => {
