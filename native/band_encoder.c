@@ -10,12 +10,7 @@ int pg_band_encoder_begin(PgBandEncoder *e, int webp, int w, int h, int alpha, i
   e->webp = webp;
   e->quality = (float)quality;
   if (webp) {
-    if (!WebPPictureInit(&e->picture)) return 0;
-    e->picture.use_argb = 0;
-    e->picture.colorspace = alpha ? WEBP_YUV420A : WEBP_YUV420;
-    e->picture.width = w;
-    e->picture.height = h;
-    return WebPPictureAlloc(&e->picture);
+    return pg_yuv_picture(&e->picture, w, h, alpha) == PG_OK;
   }
   pg_jpeg_start(&e->jpeg, w, h, jpeg_input, quality);
   return 1;

@@ -65,6 +65,20 @@ void pg_range_studio(PgRange *range) {
   }
 }
 
+// The other way, for WebP's planes going into JPEG: studio-range codes spread over 0-255 (luma
+// 16 -> 0 and 235 -> 255, chroma about 128), clamped.
+static uint8_t expand(int v, int zero, int full_zero, int scale) {
+  int full = full_zero + ((v - zero) * 255 * 2 + (v >= zero ? scale : -scale)) / (scale * 2);
+  return (uint8_t)(full < 0 ? 0 : full > 255 ? 255 : full);
+}
+
+void pg_range_expand(PgRange *range) {
+  for (int i = 0; i < 256; i++) {
+    range->luma[i] = expand(i, 16, 0, 219);
+    range->chroma[i] = expand(i, 128, 128, 224);
+  }
+}
+
 // Chroma sums for one output chroma line (a row, or a column when the image is turned).
 typedef struct {
   uint16_t *cb, *cr;
@@ -89,7 +103,7 @@ static void flush_line(ChromaLine *c, const PgPlanes *p, int turned, const PgRan
 }
 
 // EXIF orientation as three bits: mirror source x, mirror source y, swap the axes.
-static void orientation_bits(int o, int *flip_x, int *flip_y, int *turned) {
+void pg_orientation_bits(int o, int *flip_x, int *flip_y, int *turned) {
   static const unsigned char bits[9] = {0, 0, 1, 3, 2, 4, 6, 7, 5};
   *flip_x = bits[o] & 1;
   *flip_y = (bits[o] >> 1) & 1;
@@ -100,7 +114,7 @@ void pg_source_to_planes(PgSource *s, const PgPlanes *p, const PgRange *range) {
   j_decompress_ptr ci = &s->cinfo;
   int w = (int)ci->output_width, h = (int)ci->output_height, comps = ci->output_components;
   int flip_x, flip_y, turned;
-  orientation_bits(s->orientation, &flip_x, &flip_y, &turned);
+  pg_orientation_bits(s->orientation, &flip_x, &flip_y, &turned);
 
   ChromaLine chroma = {0};
   chroma.cells = (w + 1) / 2;

@@ -50,7 +50,10 @@ void pg_error_handlers(struct jpeg_error_mgr *err);
 int pg_source_open(PgSource *s, const uint8_t *data, size_t size, int width, int height, int orientation);
 void pg_source_to_planes(PgSource *s, const PgPlanes *planes, const PgRange *range);
 void pg_range_full(PgRange *range);
+// EXIF orientation 1-8 as three bits: mirror source x, mirror source y, swap the axes.
+void pg_orientation_bits(int orientation, int *flip_x, int *flip_y, int *turned);
 void pg_range_studio(PgRange *range);
+void pg_range_expand(PgRange *range);
 void pg_set_output(uint8_t *data, size_t size);
 void pg_jpeg_settings(j_compress_ptr co, int quality);
 // A JPEG encoder (progressive, optimised, pg_jpeg_settings) whose file becomes the call's
@@ -70,6 +73,7 @@ int pg_raster_end(void);
 
 #ifdef WEBP_WEBP_ENCODE_H_
 int pg_configure_webp(WebPConfig *config, float quality);
+int pg_yuv_picture(WebPPicture *picture, int w, int h, int alpha);
 int pg_encode_picture(WebPPicture *picture, const WebPConfig *config);
 
 // One WebP or JPEG encode fed a band of rows at a time (band_encoder.c).

@@ -79,9 +79,9 @@ static void fill_band(PgRows *r, int first) {
   int o = r->orientation, W = r->source_width, H = r->source_height, w = r->width;
   int n = r->height - first < r->band_capacity ? r->height - first : r->band_capacity;
   uint32_t *band = (uint32_t *)r->band;
-  int flip_x = o == 2 || o == 3 || o == 7 || o == 8; // source x runs backwards along the output
-  int flip_y = o == 3 || o == 4 || o == 6 || o == 7;
-  if (o < 5) {
+  int flip_x, flip_y, turned; // flip_x: source x runs backwards along the output
+  pg_orientation_bits(o, &flip_x, &flip_y, &turned);
+  if (!turned) {
     // Output row y is source row H - 1 - y: the band is source rows [H - first - n, H - first).
     int lo = H - first - n, skip = lo - BAND_MARGIN > 0 ? lo - BAND_MARGIN : 0;
     if (skip > 0 && (int)jpeg_skip_scanlines(&r->cinfo, (JDIMENSION)skip) != skip) pg_fail(PG_INVALID);

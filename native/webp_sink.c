@@ -12,6 +12,17 @@ int pg_configure_webp(WebPConfig *config, float quality) {
   return WebPValidateConfig(config);
 }
 
+// `picture` set up and allocated as YUV 4:2:0 planes (and an alpha plane), w x h, ready for
+// decoders to write into.
+int pg_yuv_picture(WebPPicture *picture, int w, int h, int alpha) {
+  if (!WebPPictureInit(picture)) return PG_ENCODE_FAILED;
+  picture->use_argb = 0;
+  picture->colorspace = alpha ? WEBP_YUV420A : WEBP_YUV420;
+  picture->width = w;
+  picture->height = h;
+  return WebPPictureAlloc(picture) ? PG_OK : PG_NO_MEMORY;
+}
+
 // `data` is taken over: freed as soon as the pixels are decoded.
 int pg_jpeg_to_webp(uint8_t *data, size_t size, int width, int height, int orientation, float quality) {
   WebPConfig config;
@@ -21,12 +32,8 @@ int pg_jpeg_to_webp(uint8_t *data, size_t size, int width, int height, int orien
   if (status != PG_OK) return status;
 
   WebPPicture picture;
-  if (!WebPPictureInit(&picture)) return PG_ENCODE_FAILED;
-  picture.use_argb = 0;
-  picture.colorspace = WEBP_YUV420;
-  picture.width = source.width;
-  picture.height = source.height;
-  if (!WebPPictureAlloc(&picture)) return PG_NO_MEMORY;
+  status = pg_yuv_picture(&picture, source.width, source.height, 0);
+  if (status != PG_OK) return status;
 
   PgPlanes planes = {picture.y, picture.u, picture.v, picture.y_stride, picture.uv_stride};
   PgRange range;

@@ -59,13 +59,9 @@ int pg_webp_to_webp(uint8_t *data, size_t size, int width, int height, float qua
   if (status != PG_OK) return status;
 
   WebPPicture picture;
-  if (!WebPPictureInit(&picture)) return PG_ENCODE_FAILED;
-  picture.use_argb = 0;
   // The encoder leaves the alpha plane out again when every pixel turns out opaque.
-  picture.colorspace = decoder.input.has_alpha ? WEBP_YUV420A : WEBP_YUV420;
-  picture.width = width;
-  picture.height = height;
-  if (!WebPPictureAlloc(&picture)) return PG_NO_MEMORY;
+  status = pg_yuv_picture(&picture, width, height, decoder.input.has_alpha);
+  if (status != PG_OK) return status;
   PgPlanes planes = {picture.y, picture.u, picture.v, picture.y_stride, picture.uv_stride};
   status = decode_into(data, size, &decoder, &planes, picture.a, picture.a_stride);
   free(data);
@@ -76,18 +72,11 @@ int pg_webp_to_webp(uint8_t *data, size_t size, int width, int height, float qua
   return pg_encode_picture(&picture, &config);
 }
 
-// WebP's studio-range YUV (BT.601: luma 16-235, chroma 16-240) as JPEG's full-range YCbCr.
-// `zero` is the studio value that maps to `full_zero`; `scale` studio steps span 255 full ones.
-static uint8_t full_range(int v, int zero, int full_zero, int scale) {
-  int full = full_zero + ((v - zero) * 255 * 2 + (v >= zero ? scale : -scale)) / (scale * 2);
-  return (uint8_t)(full < 0 ? 0 : full > 255 ? 255 : full);
-}
-
 // Where decoded rows go on their way to the JPEG encoder.
 typedef struct {
   PgJpegEncoder *encoder;
   JSAMPLE *row; // one row of YCbCr samples (chroma repeated, which libjpeg averages back)
-  uint8_t luma[256], chroma[256];
+  PgRange range; // WebP's studio-range YUV (BT.601) as JPEG's full-range YCbCr
 } RowSink;
 
 // Rows first_row .. first_row + count - 1 of the picture: luma rows `y_stride` apart, chroma
@@ -101,7 +90,7 @@ static void write_rows(RowSink *sink, const uint8_t *y, const uint8_t *u, const 
     size_t cell = (size_t)(((first_row + i) >> 1) - (first_row >> 1)) * uv_stride;
     JSAMPLE *out = sink->row;
     for (int x = 0; x < width; x++, out += 3) {
-      int cb = sink->chroma[u[cell + x / 2]], cr = sink->chroma[v[cell + x / 2]], lum = sink->luma[luma[x]];
+      int cb = sink->range.chroma[u[cell + x / 2]], cr = sink->range.chroma[v[cell + x / 2]], lum = sink->range.luma[luma[x]];
       if (alpha && alpha[x] != 255) {
         int k = alpha[x];
         lum = (lum * k + 127) / 255;
@@ -172,12 +161,9 @@ int pg_webp_to_jpeg(uint8_t *data, size_t size, int width, int height, int quali
   if (status != PG_OK) return status;
 
   PgJpegEncoder encoder;
-  RowSink sink = {&encoder, malloc((size_t)width * 3), {0}, {0}};
+  RowSink sink = {&encoder, malloc((size_t)width * 3)};
   if (!sink.row) return PG_NO_MEMORY;
-  for (int k = 0; k < 256; k++) {
-    sink.luma[k] = full_range(k, 16, 0, 219);
-    sink.chroma[k] = full_range(k, 128, 128, 224);
-  }
+  pg_range_expand(&sink.range);
   if (decoder.input.format == 2) {
     status = lossless_rows(data, size, &decoder, &sink, quality);
   } else {

@@ -94,27 +94,21 @@ export function heicEncoding(bytes: Uint8Array): (PlanesEncoding & { alpha: bool
  * libheif's instance go before anything is encoded (its memory peaks at about 4.7 bytes a pixel).
  */
 export async function decodeHeicPlanes(bytes: Uint8Array, maxPixels: number, encoding: PlanesEncoding): Promise<YCbCrImage> {
-  return withPrimaryImage(bytes, maxPixels, async (heif, handle) => {
-    const decoded = decodeTo(heif, handle, heif.heif_colorspace.heif_colorspace_YCbCr, heif.heif_chroma.heif_chroma_420);
-    try {
-      const plane = (channel: keyof Libheif["heif_channel"]) => decoded.channels.find((c) => c.id.value === heif.heif_channel[channel].value);
+  return withPrimaryImage(bytes, maxPixels, (heif, handle) =>
+    withDecoded(heif, handle, heif.heif_colorspace.heif_colorspace_YCbCr, heif.heif_chroma.heif_chroma_420, (plane) => {
       const [y, cb, cr, alpha] = [plane("heif_channel_Y"), plane("heif_channel_Cb"), plane("heif_channel_Cr"), plane("heif_channel_Alpha")];
       if (!y || !cb || !cr) throw invalidImage("The HEIC decoded without its YCbCr planes.");
       const { kr, kb, fullRange } = encoding;
       return { width: y.width, height: y.height, y: copyPlane(y), cb: copyPlane(cb), cr: copyPlane(cr), alpha: alpha && copyPlane(alpha), kr, kb, fullRange };
-    } finally {
-      heif.heif_image_release(decoded.image);
-    }
-  });
+    }),
+  );
 }
 
 /** A channel's samples as a packed 8-bit plane; deeper samples (16-bit words) rounded to 8 bits. */
-function copyPlane({ data, stride, width, height, bits_per_pixel: bits }: HeifChannel): SamplePlane {
+function copyPlane(channel: HeifChannel): SamplePlane {
+  const { data, stride, width, height, bits_per_pixel: bits } = channel;
+  if (bits <= 8) return { data: packedRows(channel, width), stride: width };
   const out = new Uint8Array(width * height);
-  if (bits <= 8) {
-    for (let y = 0; y < height; y++) out.set(data.subarray(y * stride, y * stride + width), y * width);
-    return { data: out, stride: width };
-  }
   const shift = bits - 8;
   const half = 1 << (shift - 1);
   for (let y = 0; y < height; y++) {
@@ -128,25 +122,28 @@ function copyPlane({ data, stride, width, height, bits_per_pixel: bits }: HeifCh
  * so a grid whose tiles add up to more than the header promised stops inside the decoder.
  */
 export async function decodeHeic(bytes: Uint8Array, maxPixels: number): Promise<RasterImage> {
-  return withPrimaryImage(bytes, maxPixels, async (heif, handle) => {
-    const decoded = decodeTo(heif, handle, heif.heif_colorspace.heif_colorspace_RGB, heif.heif_chroma.heif_chroma_interleaved_RGBA);
-    try {
-      const plane = decoded.channels.find((c) => c.id.value === heif.heif_channel.heif_channel_interleaved.value);
-      if (!plane) throw invalidImage("The HEIC decoded without an RGBA plane.");
-      const { width, height, stride } = plane;
-      // The plane is a view of the instance's memory: one copy out, row by row when padded.
-      const data = new Uint8ClampedArray(width * height * 4);
-      if (stride === width * 4) data.set(plane.data.subarray(0, data.length));
-      else for (let y = 0; y < height; y++) data.set(plane.data.subarray(y * stride, y * stride + width * 4), y * width * 4);
-      return { width, height, data };
-    } finally {
-      heif.heif_image_release(decoded.image);
-    }
-  });
+  return withPrimaryImage(bytes, maxPixels, (heif, handle) =>
+    withDecoded(heif, handle, heif.heif_colorspace.heif_colorspace_RGB, heif.heif_chroma.heif_chroma_interleaved_RGBA, (plane) => {
+      const rgba = plane("heif_channel_interleaved");
+      if (!rgba) throw invalidImage("The HEIC decoded without an RGBA plane.");
+      return { width: rgba.width, height: rgba.height, data: new Uint8ClampedArray(packedRows(rgba, rgba.width * 4).buffer) };
+    }),
+  );
+}
+
+/**
+ * A channel's rows of `rowBytes` copied out of the instance's memory (the channel is a view of
+ * it) into one packed array: in one piece when the rows carry no padding.
+ */
+function packedRows({ data, stride, height }: HeifChannel, rowBytes: number): Uint8Array {
+  if (stride === rowBytes) return data.slice(0, rowBytes * height);
+  const out = new Uint8Array(rowBytes * height);
+  for (let y = 0; y < height; y++) out.set(data.subarray(y * stride, y * stride + rowBytes), y * rowBytes);
+  return out;
 }
 
 /** A fresh libheif instance with the file read and its primary image's handle, for `use`. */
-async function withPrimaryImage<R>(bytes: Uint8Array, maxPixels: number, use: (heif: Libheif, handle: ImageHandle) => Promise<R>): Promise<R> {
+async function withPrimaryImage<R>(bytes: Uint8Array, maxPixels: number, use: (heif: Libheif, handle: ImageHandle) => R): Promise<R> {
   const heif = await instantiateCodec<Libheif>(heifFactory, heifWasm);
   const context = heif.heif_context_alloc();
   if (!context) throw new Error("libheif could not allocate a context.");
@@ -157,7 +154,7 @@ async function withPrimaryImage<R>(bytes: Uint8Array, maxPixels: number, use: (h
     const handle = heif.heif_js_context_get_primary_image_handle(context);
     if (!handle || "code" in handle) throw invalidImage("The HEIC has no primary image.");
     try {
-      return await use(heif, handle);
+      return use(heif, handle);
     } finally {
       heif.heif_image_handle_release(handle);
     }
@@ -166,11 +163,19 @@ async function withPrimaryImage<R>(bytes: Uint8Array, maxPixels: number, use: (h
   }
 }
 
-function decodeTo(heif: Libheif, handle: ImageHandle, colorspace: unknown, chroma: unknown): HeifDecoded {
+/**
+ * Decodes the primary image as `colorspace` and `chroma` and hands `use` a lookup of its
+ * channels (views of the instance's memory); the decoded image is released afterwards.
+ */
+function withDecoded<R>(heif: Libheif, handle: ImageHandle, colorspace: unknown, chroma: unknown, use: (plane: (channel: keyof Libheif["heif_channel"]) => HeifChannel | undefined) => R): R {
   const decoded = heif.heif_js_decode_image2(handle, colorspace, chroma);
   if (!decoded || failed(decoded) || !("channels" in decoded)) {
     const why = decoded && "message" in decoded ? `: ${decoded.message.trim()}` : "";
     throw invalidImage(`The HEIC could not be decoded${why}.`);
   }
-  return decoded;
+  try {
+    return use((channel) => decoded.channels.find((c) => c.id.value === heif.heif_channel[channel].value));
+  } finally {
+    heif.heif_image_release(decoded.image);
+  }
 }

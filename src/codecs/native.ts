@@ -189,13 +189,9 @@ export function transcodeToPng(
   const out = runNative(
     "png",
     (native) => {
-      let data = 0;
-      if (input === "jpeg") {
-        // libjpeg reads from memory; the file is decoded more than once, so it is copied in once.
-        data = native.malloc(bytes.length);
-        if (data === 0) throw new NativeFailure(NativeStatus.NoMemory);
-        new Uint8Array(native.memory.buffer, data, bytes.length).set(bytes);
-      }
+      // libjpeg reads from memory; the file is decoded more than once, so it is copied in once.
+      // libspng pulls a PNG through pg_read_at instead.
+      const data = input === "jpeg" ? copyIn(native, bytes) : 0;
       return native.pg_to_png(input === "jpeg" ? 0 : 1, data, bytes.length, size.width, size.height, orientation, Math.round(quality));
     },
     bytes,

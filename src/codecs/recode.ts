@@ -85,6 +85,7 @@ function nativeRecode(bytes: Uint8Array, header: ImageHeader, format: ImageForma
   const defaultQuality = NATIVE_TARGETS[format];
   const input = header.format;
   if ((input !== "jpeg" && input !== "png" && input !== "webp") || defaultQuality === undefined) return null;
+  if (input === "webp" && format === "png") return null; // the PNG writer reads JPEG and PNG files only
   // The checks decodeImage and encodeImage make, in the same order, before any pixel is decoded.
   assertDecodable(header);
   assertSafeToDecode(bytes, header);
@@ -94,9 +95,8 @@ function nativeRecode(bytes: Uint8Array, header: ImageHeader, format: ImageForma
     if (orientation !== 1) return null;
     assertFormatHolds(header.width, header.height, format);
     const quality = qualityFor(format, options, defaultQuality);
-    let out: Uint8Array | null;
-    if (format === "png") out = input === "png" ? transcodeToPng(bytes, header, "png", quality) : null; // WebP to PNG: the general path
-    else out = (input === "png" ? transcodePng : transcodeWebp)(bytes, header, encoderFor(format), quality);
+    const out =
+      format === "png" ? transcodeToPng(bytes, header, "png", quality) : (input === "png" ? transcodePng : transcodeWebp)(bytes, header, encoderFor(format), quality);
     return out && { bytes: out, width: header.width, height: header.height };
   }
   const turned = orientation >= 5;

@@ -13,8 +13,9 @@ export const CODEC_TOOL_ERRORS: ErrorCode[] = [...IMAGE_INPUT_ERRORS, "service_b
 /**
  * Admits `source` -> `target` codec work, in prepare(): image_too_large when the target cannot
  * be written at this size, service_busy (503, Retry-After) when the isolate stays full for the
- * gate's whole wait. Both before any credit is taken. `quality`: compress's (absent: convert's). The items of one batch share their
- * ToolContext, which makes them one group at the gate (memory-gate.ts).
+ * gate's whole wait. Both before any credit is taken. `quality`: compress's (absent: convert's).
+ * The items of one batch share their ToolContext, which makes them one group at the gate
+ * (memory-gate.ts).
  */
 export function admitCodecWork(source: CodecSource, target: ImageFormat, ctx: ToolContext, quality?: number): Promise<Permit> {
   const native = nativeBytesPerPixel(source.bytes, source.format, target, source.width * source.height, quality);
