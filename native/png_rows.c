@@ -29,6 +29,7 @@ int pg_rows_init(PgRows *r, int kind, const uint8_t *data, size_t size, int widt
   r->kind = kind;
   r->data = data;
   r->size = size;
+  r->source = kind == PG_FROM_WEBP ? &pg_webp_row_source : kind == PG_FROM_PLANES ? &pg_planes_row_source : NULL;
   r->orientation = kind == PG_FROM_JPEG && orientation >= 1 && orientation <= 8 ? orientation : 1;
   r->source_width = width;
   r->source_height = height;
@@ -151,6 +152,7 @@ int pg_rows_start(PgRows *r, int oriented) {
   r->band_mode = oriented && r->orientation > 2;
   r->pass_width = oriented ? r->width : r->source_width;
   r->pass_height = oriented ? r->height : r->source_height;
+  if (r->source) return r->source->start(r);
   if (r->kind == PG_FROM_PNG) return png_open(r);
   if (r->band_mode) {
     if (!r->band) {
@@ -171,6 +173,7 @@ int pg_rows_start(PgRows *r, int oriented) {
 
 const uint8_t *pg_rows_next(PgRows *r) {
   int y = r->next++;
+  if (r->source) return r->source->next(r);
   if (r->kind == PG_FROM_PNG) {
     int status = spng_decode_row(r->spng, r->row, (size_t)r->width * 4);
     // SPNG_EOI comes with the last row; anything else before it is damage.
@@ -202,6 +205,7 @@ void pg_rows_skip(PgRows *r, int n) {
 
 // Ends a pass, whether or not every row was read.
 void pg_rows_stop(PgRows *r) {
+  if (r->source) r->source->stop(r);
   if (r->open) jpeg_destroy_decompress(&r->cinfo);
   r->open = 0;
   if (r->spng) spng_ctx_free(r->spng);
@@ -210,6 +214,7 @@ void pg_rows_stop(PgRows *r) {
 
 void pg_rows_free(PgRows *r) {
   pg_rows_stop(r);
+  if (r->source) r->source->free(r);
   free(r->band);
   free(r->row);
   r->band = r->row = NULL;

@@ -7,9 +7,21 @@
 #include "pixelgate.h"
 
 // ---- Row sources: RGBA rows of the oriented image, top to bottom, one pass at a time.
-enum { PG_FROM_JPEG = 0, PG_FROM_PNG = 1 };
+enum { PG_FROM_JPEG = 0, PG_FROM_PNG = 1, PG_FROM_WEBP = 2, PG_FROM_PLANES = 3 };
 
-typedef struct PgRows {
+// A row source kept in a file of its own (png_webp_rows.c, png_planes_rows.c): what pg_rows_*
+// call for its kind. `state` is the source's own; `file_order` passes are the same as oriented
+// ones for these (they have no orientation of their own).
+typedef struct PgRows PgRows;
+typedef struct {
+  int (*start)(PgRows *r);
+  const uint8_t *(*next)(PgRows *r);
+  void (*stop)(PgRows *r);
+  void (*free)(PgRows *r);
+} PgRowSource;
+extern const PgRowSource pg_webp_row_source, pg_planes_row_source;
+
+struct PgRows {
   int kind;
   int width, height;         // of the output (oriented)
   int may_have_alpha;        // the file can hold alpha at all (PNG colour type or tRNS)
@@ -30,7 +42,10 @@ typedef struct PgRows {
   int next;                  // next row of this pass
   int pass_width, pass_height; // this pass's rows: the output's, or the file's in file order
   int band_mode, mirror_rows;
-} PgRows;
+  // WebP, planes (HEIC)
+  const PgRowSource *source;
+  void *state;
+};
 
 int pg_rows_init(PgRows *r, int kind, const uint8_t *data, size_t size, int width, int height, int orientation);
 // Starts a pass; `oriented` 0 hands the rows out in file order (for statistics).
@@ -40,6 +55,10 @@ const uint8_t *pg_rows_next(PgRows *r);
 void pg_rows_skip(PgRows *r, int n);
 void pg_rows_stop(PgRows *r);
 void pg_rows_free(PgRows *r);
+
+// The file (JPEG, WebP; NULL for a PNG, which is read through pg_read_at) or the planes
+// (PG_FROM_PLANES) as PNG (png_sink.c).
+int pg_to_png(int kind, uint8_t *data, size_t size, int width, int height, int orientation, int quality);
 
 // ---- Whole-image statistics, gathered in one pass in file order.
 enum { PG_LEVEL_SAMPLES = 32, PG_EXACT_MAX = 256 };
