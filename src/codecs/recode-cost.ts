@@ -2,7 +2,7 @@ import type { WebpLayout } from "./webp.ts";
 
 // What one compress or convert costs per pixel on each native path (recode-route.ts decides
 // which runs). Our own WASM build (native.ts) takes JPEG, PNG, still WebP and HEIC (libheif's
-// YCbCr planes) to WebP or JPEG, and JPEG and PNG to PNG, without an RGBA raster; the figures
+// YCbCr planes) to WebP or JPEG, and all four to PNG, without an RGBA raster; the figures
 // are its measured peaks (memory child of `npm run bench:codecs`, docs/codecs.md), the upload
 // counted separately (limits.ts). The general path's figures are in limits.ts.
 
@@ -83,9 +83,7 @@ const BAND_BYTES_PER_PIXEL = 0.7;
 export function pngBytesPerPixel(bytes: Uint8Array, input: "jpeg" | "png", pixels: number, quality: number, banded: boolean, progressive: boolean): number {
   const kind = quality >= 100 ? NATIVE_PNG.lossless : NATIVE_PNG.palette;
   const wasm = kind.wasm[progressive ? (banded ? "jpegProgressiveBanded" : "jpegProgressive") : input];
-  const file = kind.file[input];
-  const filePerPixel = Math.min(file.most, (file.perInputByte * bytes.length) / Math.max(1, pixels));
-  return wasm + (banded && !progressive ? BAND_BYTES_PER_PIXEL : 0) + kind.copies * filePerPixel;
+  return pngWithFile(wasm + (banded && !progressive ? BAND_BYTES_PER_PIXEL : 0), kind.copies, kind.file[input], bytes, pixels);
 }
 
 /** A JPEG file to WebP or JPEG (TIFF: the JPEG figures; its Huffman tables are optimised over the whole image too). */
@@ -106,4 +104,53 @@ export function webpBytesPerPixel({ lossless, alpha }: WebpLayout, to: NativeEnc
 /** A HEIC's YCbCr planes to WebP or JPEG. */
 export function heicBytesPerPixel(alpha: boolean, to: NativeEncoderTarget): number {
   return NATIVE_BYTES_PER_PIXEL[alpha ? "heicAlpha" : "heic"][to];
+}
+
+/**
+ * WebP and HEIC written as PNG (native/png_webp_rows.c, png_planes_rows.c), the same model as
+ * NATIVE_PNG: the WASM side plus the file the request holds `copies` of, predicted from the
+ * upload's density (measured 4 and 12 MP, memory child of `npm run bench:codecs`): a lossless
+ * PNG came out 14 to 16 times a lossy WebP, 1.35 times a lossless one, 6 times a HEIC; a
+ * palette file 3.4, 0.27 and 1.9 times. WASM: a lossy WebP is decoded a macroblock row at a time
+ * (0.3 B/px at 12 MP), but libwebp holds a lossless file's whole ARGB image (4 B/px, plus the
+ * 8 MB band: 69.9 MB at 12 MP) and the ALPH plane's (72.6 MB at 12 MP); below quality 100 the
+ * colour histogram adds up to 10 MB. A HEIC's planes (1.5 B/px, 2.5 with alpha) stay in
+ * JavaScript while the PNG is written.
+ */
+const NATIVE_PNG_FROM = {
+  lossless: {
+    file: { webp: { perInputByte: 16, most: 3.1 }, webpLossless: { perInputByte: 1.5, most: 4.1 }, heic: { perInputByte: 8, most: 3.1 } },
+    wasm: { webp: 0.4, webpAlpha: 6.5, webpLossless: 6.2, heic: 0.3 },
+  },
+  palette: {
+    file: { webp: { perInputByte: 4, most: 1.05 }, webpLossless: { perInputByte: 0.5, most: 1.05 }, heic: { perInputByte: 2.5, most: 1.05 } },
+    wasm: { webp: 0.6, webpAlpha: 7.4, webpLossless: 6.5, heic: 0.6 },
+  },
+} as const;
+
+/** `wasm` plus `copies` of the file predicted from the upload's density, within `most` bytes a pixel. */
+function pngWithFile(wasm: number, copies: number, file: { perInputByte: number; most: number }, bytes: Uint8Array, pixels: number): number {
+  return wasm + copies * Math.min(file.most, (file.perInputByte * bytes.length) / Math.max(1, pixels));
+}
+
+/** A still WebP file written as PNG at `quality` (100: lossless). */
+export function webpToPngBytesPerPixel(bytes: Uint8Array, { lossless, alpha }: WebpLayout, pixels: number, quality: number): number {
+  const copies = (quality >= 100 ? NATIVE_PNG.lossless : NATIVE_PNG.palette).copies;
+  const kind = quality >= 100 ? NATIVE_PNG_FROM.lossless : NATIVE_PNG_FROM.palette;
+  const file = kind.file[lossless ? "webpLossless" : "webp"];
+  const most = alpha && quality >= 100 ? NATIVE_PNG.lossless.file.png.most : file.most; // RGBA rows
+  return pngWithFile(kind.wasm[lossless ? "webpLossless" : alpha ? "webpAlpha" : "webp"], copies, { ...file, most }, bytes, pixels);
+}
+
+/**
+ * A HEIC's planes written as PNG: libheif's decode first (the HEIC to JPEG figures: its instance
+ * and the planes copied out of it; 81.1 MB at 12 MP either way, as to WebP), then the writer
+ * beside the planes, whichever is larger.
+ */
+export function heicToPngBytesPerPixel(bytes: Uint8Array, alpha: boolean, pixels: number, quality: number): number {
+  const copies = (quality >= 100 ? NATIVE_PNG.lossless : NATIVE_PNG.palette).copies;
+  const kind = quality >= 100 ? NATIVE_PNG_FROM.lossless : NATIVE_PNG_FROM.palette;
+  const planes = alpha ? 2.5 : 1.5;
+  const file = alpha && quality >= 100 ? { ...kind.file.heic, most: NATIVE_PNG.lossless.file.png.most } : kind.file.heic;
+  return Math.max(heicBytesPerPixel(alpha, "jpeg"), planes + pngWithFile(kind.wasm.heic, copies, file, bytes, pixels));
 }

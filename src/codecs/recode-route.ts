@@ -3,7 +3,7 @@ import { heicEncoding } from "./heic.ts";
 import { readJpegFrame } from "./jpeg.ts";
 import { readOrientation, type Orientation } from "./orientation.ts";
 import type { PlanesEncoding } from "./native.ts";
-import { heicBytesPerPixel, jpegBytesPerPixel, pngBytesPerPixel, pngLayout, pngToEncoderBytesPerPixel, webpBytesPerPixel, type NativeEncoderTarget } from "./recode-cost.ts";
+import { heicBytesPerPixel, heicToPngBytesPerPixel, jpegBytesPerPixel, pngBytesPerPixel, pngLayout, pngToEncoderBytesPerPixel, webpBytesPerPixel, webpToPngBytesPerPixel, type NativeEncoderTarget } from "./recode-cost.ts";
 import { readWebpLayout } from "./webp.ts";
 
 // Which way one compress or convert runs, decided once from the file's first bytes: our own
@@ -45,13 +45,16 @@ export function nativeRoute(bytes: Uint8Array, input: InputFormat, target: Image
   }
   if (input === "webp") {
     const layout = readWebpLayout(bytes);
-    // The general path takes an animation's first frame; the PNG writer reads JPEG and PNG only.
-    if (layout.animated || !encoder) return null;
-    return { input, bytesPerPixel: webpBytesPerPixel(layout, encoder) };
+    // The general path takes an animation's first frame.
+    if (layout.animated) return null;
+    if (target === "png") return { input, bytesPerPixel: webpToPngBytesPerPixel(bytes, layout, pixels, quality) };
+    return encoder ? { input, bytesPerPixel: webpBytesPerPixel(layout, encoder) } : null;
   }
   if (input === "heic") {
-    const encoding = encoder ? heicEncoding(bytes) : null;
-    return encoding && encoder ? { input, encoding, bytesPerPixel: heicBytesPerPixel(encoding.alpha, encoder) } : null;
+    const encoding = encoder || target === "png" ? heicEncoding(bytes) : null;
+    if (!encoding) return null;
+    const bytesPerPixel = encoder ? heicBytesPerPixel(encoding.alpha, encoder) : heicToPngBytesPerPixel(bytes, encoding.alpha, pixels, quality);
+    return { input, encoding, bytesPerPixel };
   }
   return null;
 }

@@ -10,7 +10,7 @@ import { assertFormatHolds, encodeImage, encodeQuality, type EncodeOptions } fro
 import { JPEG_DEFAULT_QUALITY } from "./jpeg.ts";
 import { decodeHeicPlanes } from "./heic.ts";
 import { maxPixelsFor } from "./limits.ts";
-import { encodePlanes, transcodeJpeg, transcodePng, transcodeToPng, transcodeWebp, type NativeTarget } from "./native.ts";
+import { encodePlanes, planesToPng, transcodeJpeg, transcodePng, transcodeToPng, transcodeWebp, type NativeTarget } from "./native.ts";
 import { nativeRoute, type NativeRoute } from "./recode-route.ts";
 import { PNG_DEFAULT_QUALITY } from "./png.ts";
 import { TIFF_JPEG_QUALITY, tiffAroundJpeg } from "./tiff.ts";
@@ -85,15 +85,16 @@ async function runNative(route: NativeRoute, bytes: Uint8Array, header: ImageHea
     case "png":
       return done(format === "png" ? transcodeToPng(bytes, header, "png", quality) : transcodePng(bytes, header, encoder, quality));
     case "webp":
-      return done(transcodeWebp(bytes, header, encoder, quality));
+      return done(format === "png" ? transcodeToPng(bytes, header, "webp", quality) : transcodeWebp(bytes, header, encoder, quality));
     case "heic": {
-      // libheif's YCbCr planes go to our encoders a band at a time (no RGBA image).
+      // libheif's YCbCr planes go to our encoders, or the PNG writer, a band at a time (no RGBA image).
       const planes = await decodeHeicPlanes(bytes, maxPixelsFor("heic"), route.encoding);
       // A turn of the event loop between the halves: libheif's instance (its memory peaks at about
       // 4.7 bytes a pixel) is unreachable from here and can be collected before the encoder grows,
       // and other requests in the isolate get to run between two seconds-long steps.
       await new Promise((resolve) => setTimeout(resolve, 0));
-      return { bytes: encodePlanes(planes, encoder, quality), width: planes.width, height: planes.height };
+      const out = format === "png" ? planesToPng(planes, quality) : encodePlanes(planes, encoder, quality);
+      return { bytes: out, width: planes.width, height: planes.height };
     }
   }
 }

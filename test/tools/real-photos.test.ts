@@ -118,6 +118,30 @@ describe("real photo sizes", () => {
     expect(await balanceOf(account.id)).toBe(3);
   }, 180_000);
 
+  it("converts a 12 MP WebP and a 12 MP HEIC to lossless PNG and compresses both to palette PNGs (the PNG writer reads them row by row)", async () => {
+    const account = await newAccount({ credits: 10 });
+    const webp = await encodeImage(gradient(4032, 3024), "webp", { quality: 80 });
+    for (const image of [`data:image/webp;base64,${base64(webp)}`, `data:image/heic;base64,${PHOTO_12MP_HEIC}`]) {
+      const converted = await postTool("/v1/convert-format", account.key, { image, targetFormat: "png" });
+      expect(converted.status, converted.status === 200 ? "" : await converted.clone().text()).toBe(200);
+      const hosted = (await converted.json()) as { result: { imageUrl: string; width: number; height: number; mimeType: string } };
+      expect([hosted.result.width, hosted.result.height]).toEqual([4032, 3024]);
+      const png = await fetchHosted(hosted.result.imageUrl, hosted.result.mimeType);
+      expect(readHeader(png, "png")).toMatchObject({ width: 4032, height: 3024 });
+
+      const compressed = await postTool("/v1/compress", account.key, { image, targetFormat: "png", quality: 70 });
+      expect(compressed.status, compressed.status === 200 ? "" : await compressed.clone().text()).toBe(200);
+      const { bytes } = bytesOfDataUri(((await compressed.json()) as { result: { image: string } }).result.image);
+      expect(readHeader(bytes, "png")).toMatchObject({ width: 4032, height: 3024 });
+    }
+    // A WebP cut off halfway is refused before any charge.
+    const cut = `data:image/webp;base64,${base64(webp.subarray(0, webp.length >> 1))}`;
+    const refused = await postTool("/v1/convert-format", account.key, { image: cut, targetFormat: "png" });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("invalid_image");
+    expect(await balanceOf(account.id)).toBe(6);
+  }, 240_000);
+
   it("knows a progressive JPEG costs more: 24 MP progressive to WebP is refused, free", async () => {
     const account = await newAccount({ credits: 5 });
     const progressive = await encodeImage(gradient(6000, 4000), "jpeg", { quality: 85 });
