@@ -101,6 +101,12 @@ export const MEMORY_CASES: TimingCase[] = [
   ...(["webp", "webp-lossless", "webp-alpha"] as const).flatMap((input): EncodeCase[] =>
     (["webp", "jpeg"] as const).map((target) => ({ kind: "encode", id: `${target}-q70-from-${input}`, label: `compress ${target} q70 (${input} in)`, input, target, quality: 70, goalRatio: 1.3 })),
   ),
+  // WebP and HEIC uploads written as PNG by our own build's PNG writer, which reads their rows
+  // (native/png_webp_rows.c, png_planes_rows.c): memory only (goalRatio unused).
+  ...(["webp", "webp-lossless", "webp-alpha", ...(HEIC_INPUT ? (["heic"] as const) : [])] as const).flatMap((input): EncodeCase[] => [
+    { kind: "encode", id: `png-from-${input}`, label: `convert png lossless (${input} in)`, input, target: "png", goalRatio: 0 },
+    { kind: "encode", id: `png-q70-from-${input}`, label: `compress png q70 (${input} in)`, input, target: "png", quality: 70, goalRatio: 0 },
+  ]),
   // sharp cannot read HEVC, so HEIC has no timing cases (goalRatio unused): memory only, where
   // heif-enc exists.
   ...(HEIC_INPUT
