@@ -29,7 +29,7 @@ static int planes_start(PgRows *r) {
   if (!p) {
     p = r->state = calloc(1, sizeof *p);
     if (!p) return PG_NO_MEMORY;
-    size_t luma = (size_t)r->width * BATCH, chroma = (size_t)((r->width + 1) / 2) * BATCH;
+    size_t luma = (size_t)r->source_width * BATCH, chroma = (size_t)((r->source_width + 1) / 2) * BATCH;
     p->planes = malloc(luma * (encoding.alpha ? 2 : 1) + chroma);
     p->rgba = malloc(luma * 4);
     if (!p->planes || !p->rgba) return PG_NO_MEMORY;
@@ -41,9 +41,9 @@ static int planes_start(PgRows *r) {
 
 static const uint8_t *planes_next(PgRows *r) {
   PlanesRows *p = r->state;
-  int y = r->next - 1, w = r->width, cw = (w + 1) / 2;
+  int y = r->file_row - 1, w = r->source_width, cw = (w + 1) / 2;
   if (y >= p->first + p->rows) {
-    int n = r->height - y < BATCH ? r->height - y : BATCH;
+    int n = r->source_height - y < BATCH ? r->source_height - y : BATCH;
     pg_read_planes(p->planes, y, n, BATCH);
     uint8_t *cb = p->planes + (size_t)w * BATCH;
     PgPlanes in = {p->planes, cb, cb + (size_t)cw * (BATCH / 2), w, cw};

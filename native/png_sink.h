@@ -10,8 +10,8 @@
 enum { PG_FROM_JPEG = 0, PG_FROM_PNG = 1, PG_FROM_WEBP = 2, PG_FROM_PLANES = 3 };
 
 // A row source kept in a file of its own (png_webp_rows.c, png_planes_rows.c): what pg_rows_*
-// call for its kind. `state` is the source's own; `file_order` passes are the same as oriented
-// ones for these (they have no orientation of their own).
+// call for its kind. `state` is the source's own. Its rows are the file's, in file order
+// (row `file_row` - 1 is asked for); png_rows.c turns them by the EXIF orientation.
 typedef struct PgRows PgRows;
 typedef struct {
   int (*start)(PgRows *r);
@@ -45,6 +45,7 @@ struct PgRows {
   // WebP, planes (HEIC)
   const PgRowSource *source;
   void *state;
+  int file_row;              // PNG, WebP, planes: next row of the file-order pass under a band
 };
 
 int pg_rows_init(PgRows *r, int kind, const uint8_t *data, size_t size, int width, int height, int orientation);

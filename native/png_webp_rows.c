@@ -39,7 +39,7 @@ typedef struct {
   int band_capacity, band_first, band_rows;
 } WebpRows;
 
-static size_t stride_of(const PgRows *r) { return (size_t)r->width * 4; }
+static size_t stride_of(const PgRows *r) { return (size_t)r->source_width * 4; }
 
 // Our put: libwebp writes the rows [last_y, last_y + n) at rgba + y * stride, so rgba is set for
 // row last_y to land on the band's first row (the address is only ever offset back into it).
@@ -58,7 +58,7 @@ static void set_rgba_output(WebpRows *w, const PgRows *r, uint8_t *rgba, int row
   WebPInitDecBuffer(&w->output);
   w->output.colorspace = MODE_RGBA;
   w->output.is_external_memory = 1;
-  w->output.width = r->width;
+  w->output.width = r->source_width;
   w->output.height = rows;
   w->output.u.RGBA.rgba = rgba;
   w->output.u.RGBA.stride = (int)stride_of(r);
@@ -84,7 +84,7 @@ static int lossy_start(WebpRows *w, PgRows *r) {
   dec->alpha_data_ = headers.alpha_data;
   dec->alpha_data_size_ = headers.alpha_data_size;
   if (!VP8GetHeaders(dec, &w->io)) return dec->status_ == VP8_STATUS_OUT_OF_MEMORY ? PG_NO_MEMORY : PG_INVALID;
-  if (w->io.width != r->width || w->io.height != r->height) return PG_INVALID;
+  if (w->io.width != r->source_width || w->io.height != r->source_height) return PG_INVALID;
   w->critical = 1;
   if (VP8EnterCritical(dec, &w->io) != VP8_STATUS_OK || !VP8InitFrame(dec, &w->io)) return PG_INVALID;
   dec->mb_y_ = 0;
@@ -108,11 +108,11 @@ static int lossy_step(WebpRows *w) {
 // ---- Lossless: the band [first, first + rows) through libwebp's crop window.
 
 static void lossless_band(WebpRows *w, PgRows *r, int first) {
-  int rows = r->height - first < w->band_capacity ? r->height - first : w->band_capacity;
+  int rows = r->source_height - first < w->band_capacity ? r->source_height - first : w->band_capacity;
   WebPDecoderConfig config;
   if (!WebPInitDecoderConfig(&config)) pg_fail(PG_ENCODE_FAILED);
   config.options.use_cropping = 1;
-  config.options.crop_width = r->width;
+  config.options.crop_width = r->source_width;
   config.options.crop_top = first;
   config.options.crop_height = rows;
   set_rgba_output(w, r, w->band, rows);
@@ -133,14 +133,14 @@ static int webp_start(PgRows *r) {
     if (status == VP8_STATUS_UNSUPPORTED_FEATURE) return PG_UNSUPPORTED;
     if (status != VP8_STATUS_OK) return PG_INVALID;
     if (features.has_animation) return PG_UNSUPPORTED; // the general path takes the first frame
-    if (features.width != r->width || features.height != r->height) return PG_INVALID;
+    if (features.width != r->source_width || features.height != r->source_height) return PG_INVALID;
     w = r->state = calloc(1, sizeof *w);
     if (!w) return PG_NO_MEMORY;
     w->lossless = features.format == 2;
     r->may_have_alpha = features.has_alpha;
     int rows = (int)(BAND_BYTES / stride_of(r)) & ~1;
     w->band_capacity = w->lossless ? (rows < 2 ? 2 : rows) : LOSSY_BAND_ROWS;
-    if (w->band_capacity > r->height) w->band_capacity = r->height;
+    if (w->band_capacity > r->source_height) w->band_capacity = r->source_height;
     w->band = malloc(stride_of(r) * w->band_capacity);
     if (!w->band) return PG_NO_MEMORY;
   }
@@ -150,7 +150,7 @@ static int webp_start(PgRows *r) {
 
 static const uint8_t *webp_next(PgRows *r) {
   WebpRows *w = r->state;
-  int y = r->next - 1; // pg_rows_next has counted this row already
+  int y = r->file_row - 1; // counted already by the caller
   while (y >= w->band_first + w->band_rows) {
     if (w->lossless) lossless_band(w, r, y);
     else if (!lossy_step(w)) pg_fail(w->vp8->status_ == VP8_STATUS_OUT_OF_MEMORY ? PG_NO_MEMORY : PG_INVALID);

@@ -73,7 +73,7 @@ const NATIVE_PNG = {
   },
 } as const;
 
-/** A JPEG turned or flipped by its EXIF orientation is decoded in bands of up to 8 MB (0.7 B/px at 12 MP). */
+/** A file turned or flipped by its EXIF orientation is decoded in bands of up to 8 MB (0.7 B/px at 12 MP). */
 const BAND_BYTES_PER_PIXEL = 0.7;
 
 /**
@@ -133,13 +133,14 @@ function pngWithFile(wasm: number, copies: number, file: { perInputByte: number;
   return wasm + copies * Math.min(file.most, (file.perInputByte * bytes.length) / Math.max(1, pixels));
 }
 
-/** A still WebP file written as PNG at `quality` (100: lossless). */
-export function webpToPngBytesPerPixel(bytes: Uint8Array, { lossless, alpha }: WebpLayout, pixels: number, quality: number): number {
+/** A still WebP file written as PNG at `quality` (100: lossless); `banded`: turned or flipped by its EXIF orientation. */
+export function webpToPngBytesPerPixel(bytes: Uint8Array, { lossless, alpha }: WebpLayout, pixels: number, quality: number, banded = false): number {
   const copies = (quality >= 100 ? NATIVE_PNG.lossless : NATIVE_PNG.palette).copies;
   const kind = quality >= 100 ? NATIVE_PNG_FROM.lossless : NATIVE_PNG_FROM.palette;
   const file = kind.file[lossless ? "webpLossless" : "webp"];
   const most = alpha && quality >= 100 ? NATIVE_PNG.lossless.file.png.most : file.most; // RGBA rows
-  return pngWithFile(kind.wasm[lossless ? "webpLossless" : alpha ? "webpAlpha" : "webp"], copies, { ...file, most }, bytes, pixels);
+  const wasm = kind.wasm[lossless ? "webpLossless" : alpha ? "webpAlpha" : "webp"] + (banded ? BAND_BYTES_PER_PIXEL : 0);
+  return pngWithFile(wasm, copies, { ...file, most }, bytes, pixels);
 }
 
 /**

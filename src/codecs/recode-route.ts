@@ -14,7 +14,7 @@ import { readWebpLayout } from "./webp.ts";
 /** A native path: the file's reader, what it costs, and what the reader needs to know. */
 export type NativeRoute =
   | { input: "jpeg"; bytesPerPixel: number; orientation: Orientation }
-  | { input: "png" | "webp"; bytesPerPixel: number }
+  | { input: "png" | "webp"; bytesPerPixel: number; orientation: Orientation }
   | { input: "heic"; bytesPerPixel: number; encoding: PlanesEncoding };
 
 /** Targets the native encoders write: WebP, JPEG, a TIFF around a baseline JPEG, and PNG. */
@@ -35,20 +35,24 @@ export function nativeRoute(bytes: Uint8Array, input: InputFormat, target: Image
     if (!encoder || (target === "tiff" && frame.components !== 3)) return null;
     return { input, orientation, bytesPerPixel: jpegBytesPerPixel(frame.progressive, encoder) };
   }
-  // An EXIF-oriented PNG or WebP is rare: the general path turns it.
-  if (input !== "heic" && (input === "png" || input === "webp") && readOrientation(bytes, input) !== 1) return null;
+  // An EXIF-oriented PNG or WebP is rare: the PNG writer turns it (in bands, reading the file
+  // once per band); to the other targets the general path turns it.
+  const orientation = input === "png" || input === "webp" ? readOrientation(bytes, input) : 1;
+  if (orientation !== 1 && target !== "png") return null;
+  const banded = orientation > 2;
   if (input === "png") {
     const layout = pngLayout(bytes);
     if (layout.interlaced) return null; // de-interlaced by the TypeScript decoder
-    if (target === "png") return { input, bytesPerPixel: pngBytesPerPixel(bytes, "png", pixels, quality, false, false) };
-    return encoder ? { input, bytesPerPixel: pngToEncoderBytesPerPixel(layout.alpha, encoder) } : null;
+    if (target === "png") return { input, orientation, bytesPerPixel: pngBytesPerPixel(bytes, "png", pixels, quality, banded, false) };
+    return encoder ? { input, orientation, bytesPerPixel: pngToEncoderBytesPerPixel(layout.alpha, encoder) } : null;
   }
   if (input === "webp") {
     const layout = readWebpLayout(bytes);
-    // The general path takes an animation's first frame.
-    if (layout.animated) return null;
-    if (target === "png") return { input, bytesPerPixel: webpToPngBytesPerPixel(bytes, layout, pixels, quality) };
-    return encoder ? { input, bytesPerPixel: webpBytesPerPixel(layout, encoder) } : null;
+    // The general path takes an animation's first frame; a turned lossless file would be
+    // decoded whole (libwebp's ARGB image) for every band of every pass.
+    if (layout.animated || (banded && layout.lossless)) return null;
+    if (target === "png") return { input, orientation, bytesPerPixel: webpToPngBytesPerPixel(bytes, layout, pixels, quality, banded) };
+    return encoder ? { input, orientation, bytesPerPixel: webpBytesPerPixel(layout, encoder) } : null;
   }
   if (input === "heic") {
     const encoding = encoder || target === "png" ? heicEncoding(bytes) : null;

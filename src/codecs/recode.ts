@@ -73,7 +73,7 @@ function asTiff(jpeg: RecodedImage): RecodedImage | null {
 async function runNative(route: NativeRoute, bytes: Uint8Array, header: ImageHeader, format: ImageFormat, quality: number): Promise<RecodedImage | null> {
   assertDecodable(header);
   assertSafeToDecode(bytes, header);
-  const turned = route.input === "jpeg" && route.orientation >= 5;
+  const turned = route.input !== "heic" && route.orientation >= 5;
   const width = turned ? header.height : header.width;
   const height = turned ? header.width : header.height;
   assertFormatHolds(width, height, format);
@@ -83,9 +83,9 @@ async function runNative(route: NativeRoute, bytes: Uint8Array, header: ImageHea
     case "jpeg":
       return done(format === "png" ? transcodeToPng(bytes, header, "jpeg", quality, route.orientation) : transcodeJpeg(bytes, header, encoder, quality, route.orientation));
     case "png":
-      return done(format === "png" ? transcodeToPng(bytes, header, "png", quality) : transcodePng(bytes, header, encoder, quality));
+      return done(format === "png" ? transcodeToPng(bytes, header, "png", quality, route.orientation) : transcodePng(bytes, header, encoder, quality));
     case "webp":
-      return done(format === "png" ? transcodeToPng(bytes, header, "webp", quality) : transcodeWebp(bytes, header, encoder, quality));
+      return done(format === "png" ? transcodeToPng(bytes, header, "webp", quality, route.orientation) : transcodeWebp(bytes, header, encoder, quality));
     case "heic": {
       // libheif's YCbCr planes go to our encoders, or the PNG writer, a band at a time (no RGBA image).
       const planes = await decodeHeicPlanes(bytes, maxPixelsFor("heic"), route.encoding);

@@ -9,14 +9,27 @@ import { decodeImage, encodeImage, readHeader, type RasterImage } from "../../sr
 import { decodeHeic, decodeHeicPlanes, heicEncoding } from "../../src/codecs/heic.ts";
 import { planesToPng, transcodeToPng } from "../../src/codecs/native.ts";
 import { ALPHA_HEIC, BT709_STUDIO_HEIC, QUADRANTS_HEIC, TEN_BIT_HEIC } from "../fixtures/heic.ts";
-import { animatedWebp, gradient, gradientWithAlpha, jsquashWebp, maxDiff, meanDiff, pixelAt, pixelgateError, pngLayout, quadrants, webpKinds } from "./support.ts";
+import { recodeImage } from "../../src/codecs/recode.ts";
+import type { Orientation } from "../../src/codecs/orientation.ts";
+import {
+  animatedWebp,
+  concat,
+  EXIF_MARKER,
+  exifApp1,
+  gradientWithAlpha,
+  jsquashWebp,
+  maxDiff,
+  meanDiff,
+  pixelAt,
+  pixelgateError,
+  pngChunk,
+  pngLayout,
+  quadrantScene,
+  webpKinds,
+  webpWithExif,
+} from "./support.ts";
 
-function scene(width: number, height: number): RasterImage {
-  const q = quadrants(width, height);
-  const g = gradient(width, height);
-  for (let i = 0; i < q.data.length; i++) q.data[i] = (q.data[i]! * 3 + g.data[i]!) >> 2;
-  return q;
-}
+const scene = quadrantScene;
 
 const shown = (png: Uint8Array) => decodeImage(png, readHeader(png, "png"));
 
@@ -69,6 +82,39 @@ describe("transcodeToPng from WebP", () => {
     const animated = animatedWebp({ width: 67, height: 41 }, [{ webp: frame, x: 0, y: 0, width: 67, height: 41 }]);
     expect(transcodeToPng(animated, { width: 67, height: 41 }, "webp", 100)).toBeNull();
   });
+});
+
+describe("EXIF-oriented PNG and WebP to PNG", () => {
+  const exif = (orientation: number) => exifApp1(orientation).subarray(4 + EXIF_MARKER.length);
+  /** The PNG with an eXIf chunk right after its IHDR. */
+  const pngWithExif = (png: Uint8Array, orientation: number) => concat(png.subarray(0, 33), pngChunk("eXIf", exif(orientation)), png.subarray(33));
+
+  /** Written natively (and by recodeImage, which must route it there) with exactly the general path's turned pixels. */
+  async function expectTurned(file: Uint8Array, kind: "png" | "webp", orientation: Orientation, label: string) {
+    const header = readHeader(file, kind);
+    const general = await decodeImage(file, header);
+    const out = transcodeToPng(file, header, kind, 100, orientation)!;
+    const back = await shown(out);
+    expect([back.width, back.height], label).toEqual([general.width, general.height]);
+    expect(maxDiff(back, general), label).toBe(0);
+    expect((await recodeImage(file, header, "png")).bytes, label).toEqual(out);
+  }
+
+  it("every orientation, with alpha and without: exactly the general path's pixels", async () => {
+    const png = await encodeImage(gradientWithAlpha(67, 41), "png");
+    const webp = await encodeImage(scene(67, 41), "webp", { quality: 90 });
+    for (const orientation of [1, 2, 3, 4, 5, 6, 7, 8] as Orientation[]) {
+      await expectTurned(pngWithExif(png, orientation), "png", orientation, `png ${orientation}`);
+      await expectTurned(webpWithExif(webp, exif(orientation), 67, 41), "webp", orientation, `webp ${orientation}`);
+    }
+  });
+
+  it("several bands of 8 MB: a turned PNG 2100 rows high (2100-pixel output rows), a flipped WebP", async () => {
+    const png = await encodeImage(scene(2500, 2100), "png");
+    await expectTurned(pngWithExif(png, 6), "png", 6, "png 6");
+    const webp = await encodeImage(scene(2100, 2500), "webp", { quality: 80 });
+    await expectTurned(webpWithExif(webp, exif(3), 2100, 2500), "webp", 3, "webp 3");
+  }, 60_000);
 });
 
 describe("planesToPng (HEIC)", () => {

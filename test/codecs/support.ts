@@ -508,3 +508,11 @@ export async function webpKinds(opaque: RasterImage, cutOut: RasterImage): Promi
     "lossless with alpha": await jsquashWebp(cutOut, { lossless: 1, exact: 1 }),
   };
 }
+
+/** Quadrants with a gradient inside, so every flip and turn is told apart and tone is tested. */
+export function quadrantScene(width: number, height: number): RasterImage {
+  const q = quadrants(width, height);
+  const g = gradient(width, height);
+  for (let i = 0; i < q.data.length; i++) q.data[i] = (q.data[i]! * 3 + g.data[i]!) >> 2;
+  return q;
+}
