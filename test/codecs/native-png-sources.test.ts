@@ -10,6 +10,8 @@ import { decodeHeic, decodeHeicPlanes, heicEncoding } from "../../src/codecs/hei
 import { planesToPng, transcodeToPng } from "../../src/codecs/native.ts";
 import { ALPHA_HEIC, BT709_STUDIO_HEIC, QUADRANTS_HEIC, TEN_BIT_HEIC } from "../fixtures/heic.ts";
 import { recodeImage } from "../../src/codecs/recode.ts";
+import { maxRecodePixels } from "../../src/codecs/limits.ts";
+import { nativeBytesPerPixel } from "../../src/codecs/recode-route.ts";
 import type { Orientation } from "../../src/codecs/orientation.ts";
 import {
   animatedWebp,
@@ -146,5 +148,41 @@ describe("planesToPng (HEIC)", () => {
     expect(pixelAt(png, 8, 8)[3]).toBe(255);
     const palette = await both(QUADRANTS_HEIC, 70);
     expect(meanDiff(palette.png, palette.libheif, inside(palette.png))).toBeLessThan(6);
+  });
+});
+
+describe("what WebP and HEIC to PNG cost", () => {
+  // Measured (docs/codecs.md): a 0.7 MB 12 MP lossy WebP peaked at 40.7 MB to lossless PNG, a
+  // 14 MB lossless one at 164 MB (its PNG is 18 MB, held several times); a 1.7 MB HEIC at 81 MB.
+  const pixels = 4032 * 3024;
+  /** The file's first bytes (which say lossy or lossless, alpha, orientation) padded to the upload's size. */
+  const upload = (head: Uint8Array, size: number) => {
+    const bytes = new Uint8Array(Math.max(size, head.length));
+    bytes.set(head);
+    return bytes;
+  };
+  const limitFor = (format: "webp" | "heic", head: Uint8Array, size: number, quality = 100) =>
+    maxRecodePixels(format, "png", nativeBytesPerPixel(upload(head, size), format, "png", pixels, quality), Math.max(size, head.length));
+
+  it("a 12 MP lossy WebP photo fits; a dense one fits as a palette only; a lossless one holds more", async () => {
+    const lossy = await encodeImage(scene(64, 48), "webp", { quality: 80 });
+    const lossless = await jsquashWebp(scene(64, 48), { lossless: 1 });
+    expect(limitFor("webp", lossy, 700_000)).toBeGreaterThanOrEqual(pixels);
+    expect(limitFor("webp", lossy, 3_000_000)).toBeLessThan(pixels);
+    expect(limitFor("webp", lossy, 3_000_000, 70)).toBeGreaterThanOrEqual(pixels);
+    // libwebp holds a lossless file's whole ARGB image: more per pixel for the same small upload.
+    const perPixel = (head: Uint8Array) => nativeBytesPerPixel(upload(head, 100_000), "webp", "png", pixels)!;
+    expect(perPixel(lossless)).toBeGreaterThan(perPixel(lossy) + 4);
+    expect(limitFor("webp", lossless, 14_000_000)).toBeLessThan(pixels);
+    const turned = webpWithExif(lossy, exifApp1(6).subarray(4 + EXIF_MARKER.length), 64, 48);
+    expect(nativeBytesPerPixel(upload(turned, 700_000), "webp", "png", pixels)! - nativeBytesPerPixel(upload(lossy, 700_000), "webp", "png", pixels)!).toBeCloseTo(0.7);
+  });
+
+  it("a HEIC costs at least libheif's decode, more when its PNG will be large", () => {
+    const heic = new Uint8Array(Buffer.from(QUADRANTS_HEIC, "base64"));
+    const decode = nativeBytesPerPixel(heic, "heic", "jpeg")!;
+    expect(nativeBytesPerPixel(upload(heic, 1_000_000), "heic", "png", pixels)).toBe(decode);
+    expect(nativeBytesPerPixel(upload(heic, 3_000_000), "heic", "png", pixels)).toBeGreaterThan(decode);
+    expect(limitFor("heic", heic, 1_700_000)).toBeGreaterThanOrEqual(pixels);
   });
 });
