@@ -492,7 +492,7 @@ export function webpWithExif(webp: Uint8Array, exifTiff: Uint8Array, width: numb
   return concat(head, body);
 }
 
-/** A WebP written by jsquash's encoder with its options (lossless, exact, ...), which encodeImage does not expose. */
+/** `image` as WebP by libwebp's own encoder (jsquash's build), to compare ours with. */
 export async function jsquashWebp(image: RasterImage, options: Partial<typeof webpDefaults>): Promise<Uint8Array> {
   type Encoder = { encode(data: BufferSource, width: number, height: number, options: typeof webpDefaults): Uint8Array | null };
   const encoder = await instantiateCodec<Encoder>(webpEncoderFactory, webpEncoderWasm);
