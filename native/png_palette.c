@@ -39,10 +39,14 @@ static int channel(const PgStats *s, uint32_t b, int ch) {
   return ch == 0 ? (int)(b >> 14) : ch == 1 ? (int)((b >> 9) & 31) : ch == 2 ? (int)((b >> 4) & 31) : (int)(b & 15);
 }
 
+// The channels the error measure and the nearest-entry search look at: alpha only when the
+// palette carries it (the TypeScript quantizer's "binary" mode, for GIF, measures R, G and B).
+static int measured_channels(const PgStats *s) { return s->binary_alpha ? 3 : 4; }
+
 static Box measure(const Cut *c, int start, int end) {
   Box box = {start, end, 0, 0};
   double best = -1, total = 0;
-  for (int ch = 0; ch < 4; ch++) {
+  for (int ch = 0; ch < measured_channels(c->s); ch++) {
     double n = 0, sum = 0, sum_sq = 0;
     for (int k = start; k < end; k++) {
       uint32_t b = c->order[k];
@@ -145,7 +149,7 @@ int pg_palette_median_cut(PgPalette *p, const PgStats *s, int max_colors) {
     double best_distance = 1e300;
     for (int e = 0; e < count; e++) {
       double d = 0;
-      for (int ch = 0; ch < 4; ch++) {
+      for (int ch = 0; ch < measured_channels(s); ch++) {
         double delta = centre[ch] - means[4 * e + ch];
         d += delta * delta * WEIGHTS[ch];
       }

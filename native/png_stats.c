@@ -59,13 +59,14 @@ static int next_sample_row(const PgStats *s, int y) {
   return s->height;
 }
 
-int pg_stats_gather(PgStats *s, PgRows *rows, int histogram) {
+static int gather(PgStats *s, PgRows *rows, int histogram, int binary) {
   memset(s, 0, sizeof *s);
   int status = pg_rows_start(rows, 0);
   if (status != PG_OK) return status;
   int w = s->width = rows->pass_width, h = s->height = rows->pass_height;
   s->gray = 1;
-  s->alpha_bins = rows->may_have_alpha;
+  s->binary_alpha = binary;
+  s->alpha_bins = rows->may_have_alpha && !binary;
   s->sample_rows = h < PG_LEVEL_SAMPLES ? h : PG_LEVEL_SAMPLES;
   size_t row_bytes = (size_t)w * 4;
   s->samples = calloc((size_t)s->sample_rows * 2, row_bytes); // a sample at row 0 keeps a zero row above
@@ -83,7 +84,8 @@ int pg_stats_gather(PgStats *s, PgRows *rows, int histogram) {
     const uint8_t *row = pg_rows_next(rows);
     keep_samples(s, y, row, row_bytes);
     for (int x = 0; x < w; x++) {
-      const uint8_t *p = row + 4 * x;
+      uint8_t q[4];
+      const uint8_t *p = binary ? pg_binary_pixel(row + 4 * x, q) : row + 4 * x;
       if (p[3] != 255) s->alpha = 1;
       if (p[0] != p[1] || p[0] != p[2]) s->gray = 0;
       uint32_t word = pg_canonical(p);
@@ -104,6 +106,9 @@ int pg_stats_gather(PgStats *s, PgRows *rows, int histogram) {
   pg_rows_stop(rows);
   return PG_OK;
 }
+
+int pg_stats_gather(PgStats *s, PgRows *rows, int histogram) { return gather(s, rows, histogram, 0); }
+int pg_stats_gather_binary(PgStats *s, PgRows *rows) { return gather(s, rows, 1, 1); }
 
 void pg_stats_free(PgStats *s) {
   free(s->bins);

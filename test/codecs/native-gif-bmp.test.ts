@@ -1,0 +1,109 @@
+// GIF and BMP as targets of our own WASM build (native/gif_sink.c, native/bmp_sink.c via
+// native.ts transcodeToPalette): JPEG and PNG files written a row at a time, checked against the
+// general path (decode to a raster, then the TypeScript encoders gif.ts and bmp.ts) byte for
+// byte where both see the same pixels in the same order, and by decoding the result otherwise.
+
+import { describe, expect, it } from "vitest";
+import { GifReader } from "omggif";
+import { decodeImage, encodeImage, readHeader, type RasterImage } from "../../src/codecs/index.ts";
+import { transcodeToPalette } from "../../src/codecs/native.ts";
+import type { Orientation } from "../../src/codecs/orientation.ts";
+import { exifApp1, gradientWithAlpha, image, maxDiff, pixelAt, pixelgateError, quadrants, quadrantScene, withJpegSegments } from "./support.ts";
+
+/** Smooth tone plus flat areas: far more than 256 colours, so the palette is a median cut. */
+const scene = quadrantScene;
+
+/** Columns of alpha either side of GIF's threshold (128) over 45 colours: an exact palette. */
+function alphaSteps(width: number, height: number): RasterImage {
+  const alphas = [0, 1, 60, 127, 128, 129, 200, 254, 255];
+  return image(width, height, (x, y) => [(y % 5) * 51, 200 - (x % 9) * 20, ((x % 9) * (y % 5) * 13) & 255, alphas[x % alphas.length]!]);
+}
+
+async function decoded(bytes: Uint8Array, format: "gif" | "bmp" | "png" | "jpeg"): Promise<RasterImage> {
+  return decodeImage(bytes, readHeader(bytes, format));
+}
+
+/** The general path's file: the TypeScript decoder's raster through the TypeScript encoder. */
+async function general(bytes: Uint8Array, input: "png" | "jpeg", target: "gif" | "bmp"): Promise<Uint8Array> {
+  return encodeImage(await decoded(bytes, input), target);
+}
+
+const sources: [string, RasterImage][] = [
+  ["a photo-like scene (median cut)", scene(97, 61)],
+  ["a few flat colours (exact palette)", quadrants(40, 30)],
+  ["alpha either side of 128", alphaSteps(45, 33)],
+  ["transparent quarter and a half-transparent band", gradientWithAlpha(70, 50)],
+];
+
+describe("GIF and BMP from PNG", () => {
+  for (const [name, source] of sources) {
+    for (const target of ["gif", "bmp"] as const) {
+      it(`${name} to ${target}: the TypeScript encoder's bytes`, async () => {
+        const png = await encodeImage(source, "png");
+        const out = transcodeToPalette(png, readHeader(png, "png"), "png", target)!;
+        expect(out).not.toBeNull();
+        const expected = await general(png, "png", target);
+        expect(out.length).toBe(expected.length);
+        expect(Buffer.from(out).equals(Buffer.from(expected))).toBe(true);
+      });
+    }
+  }
+
+  it("GIF keeps 1-bit transparency: alpha below 128 is clear, the rest opaque in its own colour", async () => {
+    const source = alphaSteps(45, 33);
+    const png = await encodeImage(source, "png");
+    const back = await decoded(transcodeToPalette(png, readHeader(png, "png"), "png", "gif")!, "gif");
+    for (const [x, y] of [[0, 3], [3, 7], [4, 7], [5, 20], [8, 30], [13, 1]] as const) {
+      const [r, g, b, a] = pixelAt(source, x, y);
+      expect(pixelAt(back, x, y), `pixel ${x},${y} (alpha ${a})`).toEqual(a! < 128 ? [0, 0, 0, 0] : [r, g, b, 255]);
+    }
+    expect(new GifReader(transcodeToPalette(png, readHeader(png, "png"), "png", "gif")!).numFrames()).toBe(1);
+  });
+
+  it("BMP composites alpha onto black, rounding as the TypeScript encoder does", async () => {
+    const source = alphaSteps(45, 33);
+    const png = await encodeImage(source, "png");
+    const back = await decoded(transcodeToPalette(png, readHeader(png, "png"), "png", "bmp")!, "bmp");
+    for (const [x, y] of [[0, 3], [3, 7], [4, 7], [7, 20], [8, 30]] as const) {
+      const [r, g, b, a] = pixelAt(source, x, y);
+      const flat = (c: number) => Math.round((c * a! + 127) / 255);
+      expect(pixelAt(back, x, y), `pixel ${x},${y} (alpha ${a})`).toEqual([flat(r!), flat(g!), flat(b!), 255]);
+    }
+  });
+});
+
+describe("GIF and BMP from JPEG", () => {
+  const stored = scene(67, 41);
+
+  it("every EXIF orientation comes out upright, with the general path's bytes", async () => {
+    const jpeg = await encodeImage(stored, "jpeg", { quality: 95 });
+    for (const orientation of [1, 2, 3, 4, 5, 6, 7, 8] as Orientation[]) {
+      const tagged = orientation === 1 ? jpeg : withJpegSegments(jpeg, exifApp1(orientation));
+      for (const target of ["gif", "bmp"] as const) {
+        const out = transcodeToPalette(tagged, readHeader(tagged, "jpeg"), "jpeg", target, orientation)!;
+        const back = await decoded(out, target);
+        const turned = orientation >= 5;
+        expect([back.width, back.height], `${target} orientation ${orientation}`).toEqual(turned ? [41, 67] : [67, 41]);
+        // The palette comes from the histogram, which does not depend on the order rows are seen.
+        const expected = await general(tagged, "jpeg", target);
+        expect(Buffer.from(out).equals(Buffer.from(expected)), `${target} orientation ${orientation}`).toBe(true);
+      }
+    }
+  });
+
+  it("few colours in a turned JPEG: the same pixels (the exact palette's order follows the file's rows)", async () => {
+    const flat = await encodeImage(image(40, 30, (x, y) => (x < 20 !== y < 10 ? [0, 0, 0, 255] : [255, 255, 255, 255])), "jpeg", { quality: 100 });
+    const tagged = withJpegSegments(flat, exifApp1(6));
+    const out = transcodeToPalette(tagged, readHeader(tagged, "jpeg"), "jpeg", "gif", 6)!;
+    const viaTs = await general(tagged, "jpeg", "gif");
+    expect(maxDiff(await decoded(out, "gif"), await decoded(viaTs, "gif"))).toBe(0);
+  });
+
+  it("answers invalid_image for data cut short or a size other than the header's", async () => {
+    const jpeg = await encodeImage(scene(64, 48), "jpeg");
+    for (const target of ["gif", "bmp"] as const) {
+      expect((await pixelgateError(() => transcodeToPalette(jpeg.subarray(0, 100), { width: 64, height: 48 }, "jpeg", target))).code).toBe("invalid_image");
+      expect((await pixelgateError(() => transcodeToPalette(jpeg, { width: 48, height: 64 }, "jpeg", target))).code).toBe("invalid_image");
+    }
+  });
+});
