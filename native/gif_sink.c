@@ -84,14 +84,13 @@ static int write_head(PgGifWriter *g, const PgPalette *p, int width, int height)
   return bits < 2 ? 2 : bits; // the LZW minimum code size
 }
 
-static int write_gif(PgRows *rows, const GifColours *c) {
-  PgGifWriter *g = pg_gif_writer_new();
-  if (!g) return PG_NO_MEMORY;
+// The second pass: rows to indices to LZW codes. `g` and `indices` (a row) were allocated
+// before the first pass, and the statistics are freed: a progressive JPEG's decoder allocates
+// its whole coefficient array again here, and finds the space the first pass left.
+static int write_gif(PgRows *rows, const GifColours *c, PgGifWriter *g, uint8_t *indices) {
   int status = pg_rows_start(rows, 1);
   if (status != PG_OK) return status;
   int width = rows->pass_width, height = rows->pass_height;
-  uint8_t *indices = malloc((size_t)width);
-  if (!indices) return PG_NO_MEMORY;
   pg_lzw_begin(g, write_head(g, &c->palette, width, height));
   for (int y = 0; y < height; y++) {
     const uint8_t *row = pg_rows_next(rows);
@@ -103,8 +102,6 @@ static int write_gif(PgRows *rows, const GifColours *c) {
   pg_gif_put(g, &trailer, 1);
   pg_gif_flush(g);
   pg_rows_stop(rows);
-  free(indices);
-  pg_gif_writer_free(g);
   return PG_OK;
 }
 
@@ -114,17 +111,23 @@ int pg_to_gif(int kind, uint8_t *data, size_t size, int width, int height, int o
   PgRows rows;
   int status = pg_rows_init(&rows, kind, data, size, width, height, orientation);
   if (status != PG_OK) return status;
-  PgStats stats;
+  PgGifWriter *g = pg_gif_writer_new();
+  uint8_t *indices = malloc((size_t)rows.width);
+  PgStats stats = {0};
   GifColours colours = {0};
-  status = pg_stats_gather_binary(&stats, &rows);
+  status = g && indices ? pg_stats_gather_binary(&stats, &rows) : PG_NO_MEMORY;
   if (status == PG_OK) status = choose_colours(&colours, &stats);
   if (status == PG_OK) {
-    free(stats.bins); // the histogram has done its work
+    free(stats.samples); // the palette is chosen: only the exact colours' table is still read
+    free(stats.bins);
+    stats.samples = NULL;
     stats.bins = NULL;
-    status = write_gif(&rows, &colours);
+    status = write_gif(&rows, &colours, g, indices);
   }
   if (colours.median_cut) pg_palette_free(&colours.palette);
   pg_stats_free(&stats);
+  free(indices);
+  pg_gif_writer_free(g);
   pg_rows_free(&rows);
   return status;
 }

@@ -317,7 +317,7 @@ async function run(spec: MemorySpec, bodyPath: string): Promise<MemoryReport> {
   }
   if (spec.target && output) {
     // The answer as compress builds it: the file as a base64 data URI inside the JSON envelope.
-    answerLength = JSON.stringify({ result: { image: `data:image/${spec.target};base64,${Buffer.from(output).toString("base64")}` } }).length;
+    answerLength = JSON.stringify({ result: { image: `data:image/${spec.target};base64,${Buffer.from(output.buffer, output.byteOffset, output.byteLength).toString("base64")}` } }).length;
     sample();
   }
   const wallMs = performance.now() - started;

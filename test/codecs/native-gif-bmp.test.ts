@@ -5,10 +5,12 @@
 
 import { describe, expect, it } from "vitest";
 import { GifReader } from "omggif";
-import { decodeImage, encodeImage, readHeader, type RasterImage } from "../../src/codecs/index.ts";
+import { decodeImage, encodeImage, nativeRoute, readHeader, recodeImage, type RasterImage } from "../../src/codecs/index.ts";
+import { ENCODE_BYTES_PER_PIXEL, maxRecodePixels } from "../../src/codecs/limits.ts";
 import { transcodeToPalette } from "../../src/codecs/native.ts";
+import { rowWriterBytesPerPixel } from "../../src/codecs/recode-cost.ts";
 import type { Orientation } from "../../src/codecs/orientation.ts";
-import { exifApp1, gradientWithAlpha, image, maxDiff, pixelAt, pixelgateError, quadrants, quadrantScene, withJpegSegments } from "./support.ts";
+import { exifApp1, gradient, gradientWithAlpha, image, maxDiff, pixelAt, pixelgateError, quadrants, quadrantScene, withJpegSegments } from "./support.ts";
 
 /** Smooth tone plus flat areas: far more than 256 colours, so the palette is a median cut. */
 const scene = quadrantScene;
@@ -105,5 +107,43 @@ describe("GIF and BMP from JPEG", () => {
       expect((await pixelgateError(() => transcodeToPalette(jpeg.subarray(0, 100), { width: 64, height: 48 }, "jpeg", target))).code).toBe("invalid_image");
       expect((await pixelgateError(() => transcodeToPalette(jpeg, { width: 48, height: 64 }, "jpeg", target))).code).toBe("invalid_image");
     }
+  });
+});
+
+describe("the GIF and BMP routes", () => {
+  it("JPEG and PNG to GIF or BMP take our own build, priced by the route, and recodeImage runs it", async () => {
+    const jpeg = withJpegSegments(await encodeImage(scene(64, 48), "jpeg"), exifApp1(6));
+    const png = await encodeImage(gradientWithAlpha(64, 48), "png");
+    for (const target of ["gif", "bmp"] as const) {
+      for (const [bytes, input] of [[jpeg, "jpeg"], [png, "png"]] as const) {
+        const route = nativeRoute(bytes, input, target, 64 * 48, 100);
+        expect(route, `${input} to ${target}`).toMatchObject({ input });
+        expect(route!.bytesPerPixel, "below the general path's figure").toBeLessThan(ENCODE_BYTES_PER_PIXEL[target]);
+        const out = await recodeImage(bytes, readHeader(bytes, input), target);
+        const orientation = input === "jpeg" ? 6 : 1;
+        expect(out.bytes).toEqual(transcodeToPalette(bytes, readHeader(bytes, input), input, target, orientation));
+        expect([out.width, out.height]).toEqual(input === "jpeg" ? [48, 64] : [64, 48]);
+      }
+    }
+  });
+
+  it("a BMP costs its three bytes a pixel four times over (file, base64, JSON); a GIF follows the upload's density", async () => {
+    const pixels = 4032 * 3024;
+    const photo = new Uint8Array(2_200_000); // only the size matters to the price
+    const bmp = rowWriterBytesPerPixel(photo, "jpeg", "bmp", pixels, false, false);
+    expect(bmp).toBeGreaterThan(11.6); // measured: 11.6 B/px between 4 and 12 MP
+    const gif = rowWriterBytesPerPixel(photo, "jpeg", "gif", pixels, false, false);
+    expect(gif).toBeLessThan(bmp / 3);
+    expect(rowWriterBytesPerPixel(new Uint8Array(pixels), "jpeg", "gif", pixels, false, false), "capped at 12 bits a pixel and its copies").toBeLessThan(6.5);
+    // A 12 MP photo to GIF fits beside another; BMP stops short of 8 MP.
+    expect(maxRecodePixels("jpeg", "gif", gif, photo.length)).toBeGreaterThan(pixels);
+    const bmpLimit = maxRecodePixels("jpeg", "bmp", bmp, photo.length);
+    expect(bmpLimit).toBeGreaterThan(7_000_000);
+    expect(bmpLimit).toBeLessThan(8_000_000);
+  });
+
+  it("WebP to GIF or BMP stays on the general path (the row writers read JPEG and PNG files)", async () => {
+    const webp = await encodeImage(gradient(32, 24), "webp");
+    for (const target of ["gif", "bmp"] as const) expect(nativeRoute(webp, "webp", target, 32 * 24, 100)).toBeNull();
   });
 });
