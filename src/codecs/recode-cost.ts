@@ -81,9 +81,9 @@ function rowSourceBytesPerPixel(wasm: (typeof NATIVE_PNG)["lossless" | "palette"
   return wasm[progressive ? (banded ? "jpegProgressiveBanded" : "jpegProgressive") : input] + (banded && !progressive ? BAND_BYTES_PER_PIXEL : 0);
 }
 
-/** A written file's bytes per pixel, from the upload's density, capped by what the layout takes at most. */
-function filePerPixel(file: { perInputByte: number; most: number }, bytes: Uint8Array, pixels: number): number {
-  return Math.min(file.most, (file.perInputByte * bytes.length) / Math.max(1, pixels));
+/** A written file's bytes per pixel, from the upload's density, capped by what the layout takes at most (and at least `least`). */
+function filePerPixel(file: { perInputByte: number; most: number; least?: number }, bytes: Uint8Array, pixels: number): number {
+  return Math.min(file.most, Math.max(file.least ?? 0, (file.perInputByte * bytes.length) / Math.max(1, pixels)));
 }
 
 /**
@@ -99,12 +99,18 @@ export function pngBytesPerPixel(bytes: Uint8Array, input: "jpeg" | "png", pixel
  * GIF and BMP written by our own build from a JPEG's or PNG's rows (native/gif_sink.c,
  * bmp_sink.c). The WASM memory is the row source's, as for the PNG writer's lossless pass
  * (`wasm`, plus a band for a turned JPEG). What grows is the file, held by the request in
- * `copies`: a GIF's pieces and the joined file, then the file, the answer's base64 and its
- * JSON; a BMP is written into one array, then the same three. A BMP is 3 bytes a pixel, always;
- * a GIF's LZW data follows the picture, at most 12 bits a pixel, and measured 1.4 (dense) to
- * 2.2 (photo) times a JPEG's size, 0.16 times a PNG's.
+ * `copies` (3.7, the worst run measured): a GIF's pieces and the joined file, then the file,
+ * the answer's base64 and its JSON; a BMP is written into one array, then the same three.
+ * A BMP is 3 bytes a pixel, always. A GIF's LZW data follows the picture, not the upload:
+ * 0.39 to 0.43 bytes a pixel for photos (2.2 times a photo JPEG's size, 1.4 times a dense
+ * one's, 0.16 times a PNG photo's), 1.25 for noise, at most 12 bits a pixel (`most`, with the
+ * sub-block lengths). A dense upload raises the estimate; `least` is the photo figure with room
+ * to spare, so a small upload of a busy picture is not priced as nearly free.
  */
-const NATIVE_GIF = { file: { jpeg: { perInputByte: 2.5, most: 1.55 }, png: { perInputByte: 1.5, most: 1.55 } }, copies: 3.7 };
+const NATIVE_GIF = {
+  file: { jpeg: { perInputByte: 2.2, least: 0.5, most: 1.55 }, png: { perInputByte: 0.6, least: 0.5, most: 1.55 } },
+  copies: 3.7,
+};
 const NATIVE_BMP = { filePerPixel: 3, copies: 3.9 };
 
 /** Bytes per pixel of writing `input` as GIF or BMP natively (`banded`, `progressive`: as for pngBytesPerPixel). */
