@@ -93,6 +93,14 @@ describe("GIF and BMP from JPEG", () => {
     }
   });
 
+  it("a grey picture: the general path's bytes", async () => {
+    const grey = await encodeImage(image(50, 30, (x) => [x * 5, x * 5, x * 5, 255]), "jpeg", { quality: 90 });
+    for (const target of ["gif", "bmp"] as const) {
+      const out = transcodeToPalette(grey, readHeader(grey, "jpeg"), "jpeg", target)!;
+      expect(Buffer.from(out).equals(Buffer.from(await general(grey, "jpeg", target))), target).toBe(true);
+    }
+  });
+
   it("few colours in a turned JPEG: the same pixels (the exact palette's order follows the file's rows)", async () => {
     const flat = await encodeImage(image(40, 30, (x, y) => (x < 20 !== y < 10 ? [0, 0, 0, 255] : [255, 255, 255, 255])), "jpeg", { quality: 100 });
     const tagged = withJpegSegments(flat, exifApp1(6));
