@@ -15,23 +15,25 @@ const NATIVE_BYTES_PER_PIXEL = {
   // A progressive file is decoded whole (coefficients, then oriented YUV planes) before encoding.
   jpegProgressive: { webp: 4.7, jpeg: 4.7 },
   pngOpaque: { webp: 2.4, jpeg: 3.1 },
-  // libwebp's lossless alpha coder needs ~22 B/px (289 MB for a 12 MP PNG with alpha). To
-  // JPEG the alpha is flattened row by row: 13.2 MB of WASM at 4 MP, 26.1 at 8 MP.
-  pngAlpha: { webp: 24, jpeg: 3.3 },
+  // The alpha plane (1 B/px) goes to our own alpha coder (webp_alpha.c; libwebp's needed ~22
+  // B/px): 13.5 MB of WASM at 4 MP, 26.7 at 8 MP. To JPEG the alpha is flattened row by row:
+  // 13.2 and 26.1 MB.
+  pngAlpha: { webp: 3.4, jpeg: 3.3 },
   // Still WebP, lossy: decoded into the WebP encoder's YUV planes, or streamed as rows into
   // the JPEG encoder (its coefficients, 3 B/px, are then the picture's only whole copy).
   webpLossy: { webp: 2.5, jpeg: 3.6 },
   // VP8L goes through a whole ARGB image inside libwebp (4 B/px) before the planes are written.
   webpLossless: { webp: 5.7, jpeg: 5.9 },
   // The ALPH plane is held whole inside libwebp, twice, plus 4 B/px when its stream uses more
-  // than a palette; a WebP target then pays for libwebp's lossless alpha coder, as PNG with
-  // alpha does.
-  webpAlpha: { webp: 22.4, jpeg: 10.3 },
-  webpLosslessAlpha: { webp: 22.4, jpeg: 6.6 },
+  // than a palette. To WebP (our alpha coder): 25.8, 51.1 and 99.2 MB of WASM at 4, 8 and 12 MP
+  // (lossy), 28.4, 55.7 and 82.8 (lossless).
+  webpAlpha: { webp: 9, jpeg: 10.3 },
+  webpLosslessAlpha: { webp: 7.5, jpeg: 6.6 },
   // libheif's instance (~4.7 B/px at its peak, 6.4 with an alpha plane) and the planes copied
   // out of it; the encoder comes after libheif is gone and needs less.
   heic: { webp: 6.2, jpeg: 6.2 },
-  heicAlpha: { webp: 25.5, jpeg: 8.7 },
+  // With alpha, to WebP (our alpha coder): 23.4, 49.3 and 78.1 MB of WASM at 4, 8 and 12 MP.
+  heicAlpha: { webp: 8.7, jpeg: 8.7 },
 } as const;
 
 /** Whether a PNG carries alpha (a colour type with alpha, or a tRNS chunk) or is interlaced. */

@@ -7,6 +7,10 @@ import { GifWriter } from "omggif";
 import { PixelgateError } from "../../src/errors.ts";
 import type { RasterImage } from "../../src/codecs/index.ts";
 import { crc32 } from "../../src/codecs/crc32.ts";
+import { instantiateCodec } from "../../src/codecs/wasm.ts";
+import webpEncoderFactory from "@jsquash/webp/codec/enc/webp_enc.js";
+import webpEncoderWasm from "@jsquash/webp/codec/enc/webp_enc.wasm";
+import { defaultOptions as webpDefaults } from "@jsquash/webp/meta.js";
 
 export function image(width: number, height: number, pixel: (x: number, y: number) => [number, number, number, number]): RasterImage {
   const data = new Uint8ClampedArray(width * height * 4);
@@ -494,4 +498,11 @@ export function webpWithExif(webp: Uint8Array, exifTiff: Uint8Array, width: numb
   const head = concat(ascii("RIFF"), new Uint8Array(4));
   new DataView(head.buffer).setUint32(4, body.length, true);
   return concat(head, body);
+}
+
+/** `image` as WebP by libwebp's own encoder (jsquash's build), to compare ours with. */
+export async function jsquashWebp(image: RasterImage, options: Partial<typeof webpDefaults>): Promise<Uint8Array> {
+  type Encoder = { encode(data: BufferSource, width: number, height: number, options: typeof webpDefaults): Uint8Array | null };
+  const encoder = await instantiateCodec<Encoder>(webpEncoderFactory, webpEncoderWasm);
+  return new Uint8Array(encoder.encode(image.data, image.width, image.height, { ...webpDefaults, ...options })!);
 }
