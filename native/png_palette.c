@@ -78,10 +78,12 @@ static void cluster_means(const Cut *c, int occupied, const uint16_t *cluster_of
   double *sums = calloc((size_t)clusters * 5, sizeof(double));
   if (!sums) pg_fail(PG_NO_MEMORY);
   for (int k = 0; k < occupied; k++) {
-    const uint32_t *bin = c->s->bins + 5 * (size_t)c->order[k];
-    double *sum = sums + 5 * (size_t)cluster_of_bin[c->order[k]];
+    uint32_t b = c->order[k];
+    const uint32_t *bin = c->s->bins + 5 * (size_t)b;
+    double *sum = sums + 5 * (size_t)cluster_of_bin[b];
     sum[4] += bin[0];
-    for (int ch = 0; ch < 4; ch++) sum[ch] += bin[1 + ch];
+    // The bin's sums are offsets from its lowest value (png_stats.c): add the base back.
+    for (int ch = 0; ch < 4; ch++) sum[ch] += bin[1 + ch] + (double)bin[0] * channel(c->s, b, ch) * (ch == 3 ? 16 : 8);
   }
   for (int k = 0; k < clusters; k++) {
     double n = sums[5 * k + 4];

@@ -4,7 +4,8 @@
 //   256 in the order first seen: they choose the smallest exact layout (png_sink.c);
 // - the colour histogram for palette quantization: per 5-bit-per-channel bin (4 bits of alpha
 //   when the file can hold alpha) its pixel count and the sums of its pixels' channels, so the
-//   palette entries are the means of the real pixels without a second look at them;
+//   palette entries are the means of the real pixels without a second look at them (the sums
+//   are of each value's offset within its bin, so that they cannot overflow);
 // - pairs of rows evenly spread over the image, from which the deflate level is chosen.
 #include <stdlib.h>
 #include <string.h>
@@ -97,10 +98,13 @@ static int gather(PgStats *s, PgRows *rows, int histogram, int binary) {
       }
       uint32_t *bin = s->bins + (size_t)5 * pg_bin_of(p, s->alpha_bins);
       bin[0]++;
-      bin[1] += p[0];
-      bin[2] += p[1];
-      bin[3] += p[2];
-      bin[4] += p[3];
+      // Each channel's sum is kept as offsets within the bin (the low 3 bits, 4 for alpha; an
+      // alpha that is not binned is 255, offset 15): whole values overflow 32 bits once a bin
+      // holds 16.8 million pixels, as a 24 MP scan's white paper does (pg_bin_base adds them back).
+      bin[1] += p[0] & 7;
+      bin[2] += p[1] & 7;
+      bin[3] += p[2] & 7;
+      bin[4] += p[3] & 15;
     }
   }
   pg_rows_stop(rows);

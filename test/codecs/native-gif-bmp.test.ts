@@ -118,6 +118,24 @@ describe("GIF and BMP from JPEG", () => {
   });
 });
 
+/** The RGB triples of a GIF's global colour table. */
+function globalColours(gif: Uint8Array): number[][] {
+  const entries = 2 << (gif[10]! & 7);
+  return Array.from({ length: entries }, (_, k) => [...gif.subarray(13 + 3 * k, 16 + 3 * k)]);
+}
+
+describe("a 24 MP scan: most of its pixels in one histogram bin", () => {
+  it("white paper keeps its white: the bin's sums do not overflow past 16.8 million pixels", async () => {
+    // 6000x4000: a colourful band of 3.6 million pixels (no colour near white), 20.4 million white.
+    const width = 6000;
+    const height = 4000;
+    const page = image(width, height, (x, y) => (y < 600 ? [(x * 7) % 200, (y * 3) % 200, (x + y) % 200, 255] : [255, 255, 255, 255]));
+    const jpeg = await encodeImage(page, "jpeg", { quality: 95 });
+    const gif = transcodeToPalette(jpeg, { width, height }, "jpeg", "gif")!;
+    expect(globalColours(gif).filter((rgb) => rgb.every((v) => v >= 248))).not.toEqual([]);
+  }, 120_000);
+});
+
 describe("the GIF and BMP routes", () => {
   it("JPEG and PNG to GIF or BMP take our own build, priced by the route, and recodeImage runs it", async () => {
     const jpeg = withJpegSegments(await encodeImage(scene(64, 48), "jpeg"), exifApp1(6));
