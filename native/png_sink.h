@@ -75,9 +75,20 @@ typedef struct {
   uint32_t transparent;             // pixels with alpha 0, outside the histogram
   uint8_t *samples;                 // level sample rows: pairs (row above, row), RGBA
   int sample_rows;
+  int binary_alpha;                 // GIF: gathered with pg_binary_pixel applied, RGB-only histogram
 } PgStats;
 
 int pg_stats_gather(PgStats *s, PgRows *rows, int histogram);
+// The statistics of a 1-bit-transparency target (GIF): every pixel as pg_binary_pixel makes it,
+// with the histogram; the median cut then measures R, G and B only.
+int pg_stats_gather_binary(PgStats *s, PgRows *rows);
+// 1-bit transparency: alpha below 128 is fully transparent (0, 0, 0, 0), the rest opaque.
+static inline const uint8_t *pg_binary_pixel(const uint8_t *p, uint8_t *q) {
+  if (p[3] == 255) return p;
+  int clear = p[3] < 128;
+  q[0] = clear ? 0 : p[0], q[1] = clear ? 0 : p[1], q[2] = clear ? 0 : p[2], q[3] = clear ? 0 : 255;
+  return q;
+}
 void pg_stats_free(PgStats *s);
 // Index of a canonical colour in the exact palette, or -1.
 int pg_exact_index(const PgStats *s, uint32_t word);

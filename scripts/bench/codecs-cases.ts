@@ -96,6 +96,11 @@ export const MEMORY_CASES: TimingCase[] = [
   { kind: "encode", id: "png-q70-from-jpeg", label: "compress png q70 (jpeg in)", input: "jpeg", target: "png", quality: 70, goalRatio: 1.2 },
   { kind: "decode", id: "decode-webp", label: "decode webp", input: "webp" },
   { kind: "decode", id: "decode-avif", label: "decode avif", input: "avif" },
+  // GIF and BMP written by our own WASM build from the file's rows (native/gif_sink.c,
+  // bmp_sink.c); sharp writes neither at our settings, so these are memory only (goalRatio unused).
+  ...(["gif", "bmp"] as const).flatMap((target) =>
+    (["jpeg", "png", "png-alpha"] as const).map((input): EncodeCase => ({ kind: "encode", id: `${target}-from-${input}`, label: `convert ${target} (${input} in)`, input, target, goalRatio: 0 })),
+  ),
   // WebP uploads, which our own WASM build decodes straight into the encoders (lossless and
   // alpha files cost more inside libwebp, and have figures of their own).
   ...(["webp", "webp-lossless", "webp-alpha"] as const).flatMap((input): EncodeCase[] =>

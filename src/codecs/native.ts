@@ -50,6 +50,8 @@ interface NativeExports {
   pg_to_png(input: number, data: number, size: number, width: number, height: number, orientation: number, quality: number): number;
   pg_planes_to_png(width: number, height: number, alpha: number, quality: number, kr: number, kb: number, fullRange: number): number;
   pg_jpeg_baseline(on: number): void;
+  pg_to_gif(input: number, data: number, size: number, width: number, height: number, orientation: number): number;
+  pg_to_bmp(input: number, data: number, size: number, width: number, height: number, orientation: number): number;
   pg_output_data(): number;
   pg_output_size(): number;
 }
@@ -73,14 +75,20 @@ const wasiStubs = {
   },
 };
 
+/** A file the module writes out of order (a BMP's bottom-up rows) through pg_write_at: one array the file's size, made at the first write. */
+interface PlacedFile {
+  bytes?: Uint8Array;
+}
+
 /**
  * A fresh instance. `file`: what the module's pg_read and pg_read_at imports hand out, in the
  * pieces it asks for (the PNG paths read their input that way instead of from a copy in WASM
  * memory). `written`: where the pg_write import puts the pieces of a file the module hands out
- * as it writes it (a lossless PNG), copied out of WASM memory. `planes`: what the pg_read_planes
- * import copies in, a band of rows at a time (the PNG writer reading a HEIC's planes).
+ * as it writes it (a lossless PNG, a GIF), copied out of WASM memory. `placed`: where pg_write_at
+ * puts its pieces. `planes`: what the pg_read_planes import copies in, a band of rows at a time
+ * (the PNG writer reading a HEIC's planes).
  */
-function instantiate(file?: Uint8Array, written?: Uint8Array[], planes?: YCbCrImage): NativeExports {
+function instantiate(file?: Uint8Array, written?: Uint8Array[], placed?: PlacedFile, planes?: YCbCrImage): NativeExports {
   let exports: NativeExports | undefined;
   let offset = 0;
   const readAt = (dst: number, at: number, length: number): number => {
@@ -104,6 +112,12 @@ function instantiate(file?: Uint8Array, written?: Uint8Array[], planes?: YCbCrIm
       },
       pg_write: (data: number, length: number) => {
         written?.push(new Uint8Array(exports!.memory.buffer, data, length).slice());
+      },
+      pg_write_at: (data: number, length: number, at: number, total: number) => {
+        if (!placed) return;
+        placed.bytes ??= new Uint8Array(total);
+        if (at + length > placed.bytes.length) throw new NativeFailure(NativeStatus.EncodeFailed);
+        placed.bytes.set(new Uint8Array(exports!.memory.buffer, data, length), at);
       },
       emscripten_notify_memory_growth: () => {},
     },
@@ -194,20 +208,12 @@ export function transcodeToPng(
   const pieces: Uint8Array[] = [];
   const out = runNative(
     "png",
-    (native) => {
-      // libjpeg and libwebp read from memory; the file is decoded more than once, so it is
-      // copied in once. libspng pulls a PNG through pg_read_at instead.
-      const data = input === "png" ? 0 : copyIn(native, bytes);
-      return native.pg_to_png(PNG_SOURCE_KIND[input], data, bytes.length, size.width, size.height, orientation, Math.round(quality));
-    },
+    (native) => native.pg_to_png(...rowSource(native, bytes, input), size.width, size.height, orientation, Math.round(quality)),
     bytes,
     { view: true, written: pieces },
   );
   return out && (out.length > 0 ? out : joinPieces(pieces));
 }
-
-/** native/png_sink.h PG_FROM_*. */
-const PNG_SOURCE_KIND = { jpeg: 0, png: 1, webp: 2 } as const;
 
 /**
  * YCbCr 4:2:0 planes (a HEIC decoded by libheif) written as PNG by the same writer as
@@ -221,6 +227,48 @@ export function planesToPng(image: YCbCrImage, quality: number): Uint8Array {
   const out = runNative("png", call, undefined, { view: true, written: pieces }, image);
   if (!out) throw new PixelgateError("internal_error", "The native encoder refused YCbCr planes.");
   return out.length > 0 ? out : joinPieces(pieces);
+}
+
+/** A row source's kind, file address and size (native/png_sink.h PgRows), as the pg_to_* calls take them. */
+type RowSource = [kind: number, data: number, size: number];
+
+/** native/png_sink.h PG_FROM_*. */
+const ROW_SOURCE_KIND = { jpeg: 0, png: 1, webp: 2 } as const;
+
+/**
+ * The arguments that name the file a row-streaming writer reads. libjpeg and libwebp read from
+ * memory: the file is decoded more than once, so it is copied in once. libspng pulls a PNG
+ * through pg_read_at instead.
+ */
+function rowSource(native: NativeExports, bytes: Uint8Array, input: keyof typeof ROW_SOURCE_KIND): RowSource {
+  return [ROW_SOURCE_KIND[input], input === "png" ? 0 : copyIn(native, bytes), bytes.length];
+}
+
+/**
+ * Re-encodes a whole JPEG (structure already checked, EXIF `orientation` applied), PNG
+ * (non-interlaced) or still WebP file as GIF or BMP without a raster, the TypeScript encoders' rules (gif.ts
+ * with quantize.ts, bmp.ts): native/gif_sink.c, native/bmp_sink.c. A GIF decodes the file twice
+ * (statistics for its palette, then the rows) and leaves WASM memory in pieces as it is written;
+ * a BMP decodes it once, each row written into its place in one array the file's size (its rows
+ * are bottom-up). Null for what this path leaves to the general one (CMYK JPEG, interlaced PNG, animated WebP);
+ * invalid_image for damaged data or a size other than the header's.
+ */
+export function transcodeToPalette(
+  bytes: Uint8Array,
+  size: { width: number; height: number },
+  input: "jpeg" | "png" | "webp",
+  target: "gif" | "bmp",
+  orientation: Orientation = 1,
+): Uint8Array | null {
+  const pieces: Uint8Array[] = [];
+  const placed: PlacedFile = {};
+  const out = runNative(
+    target,
+    (native) => (target === "gif" ? native.pg_to_gif : native.pg_to_bmp)(...rowSource(native, bytes, input), size.width, size.height, orientation),
+    bytes,
+    { view: false, written: pieces, placed },
+  );
+  return out && (target === "bmp" ? (placed.bytes ?? null) : joinPieces(pieces));
 }
 
 /** The pieces as one array; each is dropped from the list once copied. */
@@ -337,16 +385,16 @@ function copyRows({ data, stride }: SamplePlane, first: number, rows: number, wi
  * null for PG_UNSUPPORTED, a PixelgateError otherwise.
  */
 function runNative(
-  target: NativeTarget | "png",
+  target: NativeTarget | "png" | "gif" | "bmp",
   call: (native: NativeExports) => number,
   file?: Uint8Array,
-  output: { view: boolean; written?: Uint8Array[] } = { view: false },
+  output: { view: boolean; written?: Uint8Array[]; placed?: PlacedFile } = { view: false },
   planes?: YCbCrImage,
 ): Uint8Array | null {
   let status: number;
   let native: NativeExports | undefined;
   try {
-    native = instantiate(file, output.written, planes);
+    native = instantiate(file, output.written, output.placed, planes);
     if (target === "baseline-jpeg") native.pg_jpeg_baseline(1);
     status = call(native);
   } catch (error) {
@@ -363,11 +411,13 @@ function runNative(
     case NativeStatus.NoMemory:
       throw new PixelgateError("image_too_large", "The image needs more memory to convert than the worker has.", { param: "image" });
     case NativeStatus.EncodeFailed:
-      throw new PixelgateError("internal_error", `Encoding ${target === "webp" ? "WebP" : target === "png" ? "PNG" : "JPEG"} failed.`);
+      throw new PixelgateError("internal_error", `Encoding ${ENCODER_LABELS[target]} failed.`);
     default:
       throw invalidImage("The image could not be decoded.");
   }
 }
+
+const ENCODER_LABELS = { webp: "WebP", jpeg: "JPEG", "baseline-jpeg": "JPEG", png: "PNG", gif: "GIF", bmp: "BMP" } as const;
 
 /** A JS-side failure inside the call: memory that could not be allocated, or a trap. */
 function errorStatus(error: unknown): number {

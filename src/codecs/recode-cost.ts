@@ -78,14 +78,47 @@ const NATIVE_PNG = {
 /** A file turned or flipped by its EXIF orientation is decoded in bands of up to 8 MB (0.7 B/px at 12 MP). */
 const BAND_BYTES_PER_PIXEL = 0.7;
 
+/** What a row source holds in WASM (`wasm`: one of the tables above), plus a band for a JPEG turned or flipped. */
+function rowSourceBytesPerPixel(wasm: (typeof NATIVE_PNG)["lossless" | "palette"]["wasm"], input: "jpeg" | "png", banded: boolean, progressive: boolean): number {
+  return wasm[progressive ? (banded ? "jpegProgressiveBanded" : "jpegProgressive") : input] + (banded && !progressive ? BAND_BYTES_PER_PIXEL : 0);
+}
+
+/** A written file's bytes per pixel, from the upload's density, capped by what the layout takes at most (and at least `least`). */
+function filePerPixel(file: { perInputByte: number; most: number; least?: number }, bytes: Uint8Array, pixels: number): number {
+  return Math.min(file.most, Math.max(file.least ?? 0, (file.perInputByte * bytes.length) / Math.max(1, pixels)));
+}
+
 /**
  * Bytes per pixel of writing `input` as PNG natively at `quality` (100: lossless); `banded`: a
  * JPEG turned or flipped by its EXIF orientation, `progressive`: a progressive JPEG.
  */
 export function pngBytesPerPixel(bytes: Uint8Array, input: "jpeg" | "png", pixels: number, quality: number, banded: boolean, progressive: boolean): number {
   const kind = quality >= 100 ? NATIVE_PNG.lossless : NATIVE_PNG.palette;
-  const wasm = kind.wasm[progressive ? (banded ? "jpegProgressiveBanded" : "jpegProgressive") : input];
-  return pngWithFile(wasm + (banded && !progressive ? BAND_BYTES_PER_PIXEL : 0), kind.copies, kind.file[input], bytes, pixels);
+  return rowSourceBytesPerPixel(kind.wasm, input, banded, progressive) + kind.copies * filePerPixel(kind.file[input], bytes, pixels);
+}
+
+/**
+ * GIF and BMP written by our own build from a JPEG's or PNG's rows (native/gif_sink.c,
+ * bmp_sink.c). The WASM memory is the row source's, as for the PNG writer's lossless pass
+ * (`wasm`, plus a band for a turned JPEG). What grows is the file, held by the request in
+ * `copies` (3.7, the worst run measured): a GIF's pieces and the joined file, then the file,
+ * the answer's base64 and its JSON; a BMP is written into one array, then the same three.
+ * A BMP is 3 bytes a pixel, always. A GIF's LZW data follows the picture, not the upload:
+ * 0.39 to 0.43 bytes a pixel for photos (2.2 times a photo JPEG's size, 1.4 times a dense
+ * one's, 0.16 times a PNG photo's), 1.25 for noise, at most 12 bits a pixel (`most`, with the
+ * sub-block lengths). A dense upload raises the estimate; `least` is the photo figure with room
+ * to spare, so a small upload of a busy picture is not priced as nearly free.
+ */
+const NATIVE_GIF = {
+  file: { jpeg: { perInputByte: 2.2, least: 0.5, most: 1.55 }, png: { perInputByte: 0.6, least: 0.5, most: 1.55 } },
+  copies: 3.7,
+};
+const NATIVE_BMP = { filePerPixel: 3, copies: 3.9 };
+
+/** Bytes per pixel of writing `input` as GIF or BMP natively (`banded`, `progressive`: as for pngBytesPerPixel). */
+export function rowWriterBytesPerPixel(bytes: Uint8Array, input: "jpeg" | "png", target: "gif" | "bmp", pixels: number, banded: boolean, progressive: boolean): number {
+  const file = target === "bmp" ? NATIVE_BMP.copies * NATIVE_BMP.filePerPixel : NATIVE_GIF.copies * filePerPixel(NATIVE_GIF.file[input], bytes, pixels);
+  return rowSourceBytesPerPixel(NATIVE_PNG.lossless.wasm, input, banded, progressive) + file;
 }
 
 /** A JPEG file to WebP or JPEG (TIFF: the JPEG figures; its Huffman tables are optimised over the whole image too). */
@@ -132,7 +165,7 @@ const NATIVE_PNG_FROM = {
 
 /** `wasm` plus `copies` of the file predicted from the upload's density, within `most` bytes a pixel. */
 function pngWithFile(wasm: number, copies: number, file: { perInputByte: number; most: number }, bytes: Uint8Array, pixels: number): number {
-  return wasm + copies * Math.min(file.most, (file.perInputByte * bytes.length) / Math.max(1, pixels));
+  return wasm + copies * filePerPixel(file, bytes, pixels);
 }
 
 /** A still WebP file written as PNG at `quality` (100: lossless); `banded`: turned or flipped by its EXIF orientation. */

@@ -3,7 +3,7 @@ import { heicEncoding } from "./heic.ts";
 import { readJpegFrame } from "./jpeg.ts";
 import { readOrientation, type Orientation } from "./orientation.ts";
 import type { PlanesEncoding } from "./native.ts";
-import { heicBytesPerPixel, heicToPngBytesPerPixel, jpegBytesPerPixel, pngBytesPerPixel, pngLayout, pngToEncoderBytesPerPixel, webpBytesPerPixel, webpToPngBytesPerPixel, type NativeEncoderTarget } from "./recode-cost.ts";
+import { heicBytesPerPixel, heicToPngBytesPerPixel, jpegBytesPerPixel, pngBytesPerPixel, pngLayout, pngToEncoderBytesPerPixel, rowWriterBytesPerPixel, webpBytesPerPixel, webpToPngBytesPerPixel, type NativeEncoderTarget } from "./recode-cost.ts";
 import { readWebpLayout } from "./webp.ts";
 
 // Which way one compress or convert runs, decided once from the file's first bytes: our own
@@ -17,7 +17,7 @@ export type NativeRoute =
   | { input: "png" | "webp"; bytesPerPixel: number; orientation: Orientation }
   | { input: "heic"; bytesPerPixel: number; encoding: PlanesEncoding };
 
-/** Targets the native encoders write: WebP, JPEG, a TIFF around a baseline JPEG, and PNG. */
+/** Targets the native encoders write: WebP, JPEG, a TIFF around a baseline JPEG; PNG, GIF and BMP from JPEG and PNG files. */
 const ENCODER_TARGET: Partial<Record<ImageFormat, NativeEncoderTarget>> = { webp: "webp", jpeg: "jpeg", tiff: "jpeg" };
 
 /**
@@ -31,6 +31,7 @@ export function nativeRoute(bytes: Uint8Array, input: InputFormat, target: Image
     const frame = readJpegFrame(bytes);
     const orientation = readOrientation(bytes, "jpeg");
     if (target === "png") return { input, orientation, bytesPerPixel: pngBytesPerPixel(bytes, "jpeg", pixels, quality, orientation > 2, frame.progressive) };
+    if (target === "gif" || target === "bmp") return { input, orientation, bytesPerPixel: rowWriterBytesPerPixel(bytes, "jpeg", target, pixels, orientation > 2, frame.progressive) };
     // A TIFF's tags describe a three-component strip: a grey JPEG takes the general path.
     if (!encoder || (target === "tiff" && frame.components !== 3)) return null;
     return { input, orientation, bytesPerPixel: jpegBytesPerPixel(frame.progressive, encoder) };
@@ -44,6 +45,7 @@ export function nativeRoute(bytes: Uint8Array, input: InputFormat, target: Image
     const layout = pngLayout(bytes);
     if (layout.interlaced) return null; // de-interlaced by the TypeScript decoder
     if (target === "png") return { input, orientation, bytesPerPixel: pngBytesPerPixel(bytes, "png", pixels, quality, banded, false) };
+    if (target === "gif" || target === "bmp") return { input, orientation, bytesPerPixel: rowWriterBytesPerPixel(bytes, "png", target, pixels, false, false) };
     return encoder ? { input, orientation, bytesPerPixel: pngToEncoderBytesPerPixel(layout.alpha, encoder) } : null;
   }
   if (input === "webp") {

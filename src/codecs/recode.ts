@@ -10,7 +10,7 @@ import { assertFormatHolds, encodeImage, encodeQuality, type EncodeOptions } fro
 import { JPEG_DEFAULT_QUALITY } from "./jpeg.ts";
 import { decodeHeicPlanes } from "./heic.ts";
 import { maxPixelsFor } from "./limits.ts";
-import { encodePlanes, planesToPng, transcodeJpeg, transcodePng, transcodeToPng, transcodeWebp, type NativeTarget } from "./native.ts";
+import { encodePlanes, planesToPng, transcodeJpeg, transcodePng, transcodeToPalette, transcodeToPng, transcodeWebp, type NativeTarget } from "./native.ts";
 import { nativeRoute, type NativeRoute } from "./recode-route.ts";
 import { PNG_DEFAULT_QUALITY } from "./png.ts";
 import { TIFF_JPEG_QUALITY, tiffAroundJpeg } from "./tiff.ts";
@@ -22,6 +22,9 @@ const NATIVE_TARGETS: Partial<Record<ImageFormat, number>> = {
   jpeg: JPEG_DEFAULT_QUALITY,
   png: PNG_DEFAULT_QUALITY,
   tiff: TIFF_JPEG_QUALITY,
+  // GIF and BMP take no quality; their writers follow the TypeScript encoders' fixed rules.
+  gif: 100,
+  bmp: 100,
 };
 
 /** What the native encoder writes for `format` (a TIFF's strip is a baseline JPEG). */
@@ -81,8 +84,10 @@ async function runNative(route: NativeRoute, bytes: Uint8Array, header: ImageHea
   const done = (out: Uint8Array | null) => out && { bytes: out, width, height };
   switch (route.input) {
     case "jpeg":
+      if (format === "gif" || format === "bmp") return done(transcodeToPalette(bytes, header, "jpeg", format, route.orientation));
       return done(format === "png" ? transcodeToPng(bytes, header, "jpeg", quality, route.orientation) : transcodeJpeg(bytes, header, encoder, quality, route.orientation));
     case "png":
+      if (format === "gif" || format === "bmp") return done(transcodeToPalette(bytes, header, "png", format));
       return done(format === "png" ? transcodeToPng(bytes, header, "png", quality, route.orientation) : transcodePng(bytes, header, encoder, quality));
     case "webp":
       return done(format === "png" ? transcodeToPng(bytes, header, "webp", quality, route.orientation) : transcodeWebp(bytes, header, encoder, quality));

@@ -25,15 +25,9 @@ import {
   webpKinds,
   webpWithExif,
   withJpegSegments,
+  quadrantScene as scene,
 } from "./support.ts";
 
-/** Quadrants with a gradient inside, so every flip and turn is told apart and tone is tested. */
-function scene(width: number, height: number): RasterImage {
-  const q = quadrants(width, height);
-  const g = gradient(width, height);
-  for (let i = 0; i < q.data.length; i++) q.data[i] = (q.data[i]! * 3 + g.data[i]!) >> 2;
-  return q;
-}
 
 function tagged(jpeg: Uint8Array, orientation: Orientation): Uint8Array {
   return orientation === 1 ? jpeg : withJpegSegments(jpeg, exifApp1(orientation));

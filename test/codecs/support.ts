@@ -56,6 +56,14 @@ export function quadrants(width: number, height: number): RasterImage {
   });
 }
 
+/** Quadrants with a gradient inside: thousands of colours, and every flip and turn told apart. */
+export function quadrantScene(width: number, height: number): RasterImage {
+  const q = quadrants(width, height);
+  const g = gradient(width, height);
+  for (let i = 0; i < q.data.length; i++) q.data[i] = (q.data[i]! * 3 + g.data[i]!) >> 2;
+  return q;
+}
+
 export function pixelAt(img: RasterImage, x: number, y: number): number[] {
   const o = (y * img.width + x) * 4;
   return Array.from(img.data.subarray(o, o + 4));
@@ -507,12 +515,4 @@ export async function webpKinds(opaque: RasterImage, cutOut: RasterImage): Promi
     lossless: await jsquashWebp(opaque, { lossless: 1 }),
     "lossless with alpha": await jsquashWebp(cutOut, { lossless: 1, exact: 1 }),
   };
-}
-
-/** Quadrants with a gradient inside, so every flip and turn is told apart and tone is tested. */
-export function quadrantScene(width: number, height: number): RasterImage {
-  const q = quadrants(width, height);
-  const g = gradient(width, height);
-  for (let i = 0; i < q.data.length; i++) q.data[i] = (q.data[i]! * 3 + g.data[i]!) >> 2;
-  return q;
 }

@@ -159,4 +159,38 @@ describe("real photo sizes", () => {
     expect([body.result.width, body.result.height, body.result.mimeType]).toEqual([6000, 4000, "image/png"]);
     expect(await balanceOf(account.id)).toBe(4);
   }, 120_000);
+
+  it("converts a 12 MP portrait phone JPEG to GIF (our own build's row writer, no raster), upright, hosted and as base64", async () => {
+    const account = await newAccount({ credits: 5 });
+    const response = await postTool("/v1/convert-format", account.key, { image: await photo(4032, 3024, 6), targetFormat: "gif", responseFormat: "b64_json" });
+    expect(response.status, response.status === 200 ? "" : await response.clone().text()).toBe(200);
+    const body = (await response.json()) as { result: { imageUrl: string; b64_json: string; width: number; height: number; mimeType: string } };
+    expect([body.result.width, body.result.height, body.result.mimeType]).toEqual([3024, 4032, "image/gif"]);
+    const gif = await fetchHosted(body.result.imageUrl, body.result.mimeType);
+    expect(readHeader(gif, "gif")).toMatchObject({ width: 3024, height: 4032 });
+    expect(base64(gif)).toBe(body.result.b64_json);
+    expect(await balanceOf(account.id)).toBe(4);
+  }, 120_000);
+
+  it("converts a 24 MP (6000x4000) camera JPEG to GIF", async () => {
+    const account = await newAccount({ credits: 5 });
+    const response = await postTool("/v1/convert-format", account.key, { image: await photo(6000, 4000), targetFormat: "gif" });
+    expect(response.status, response.status === 200 ? "" : await response.clone().text()).toBe(200);
+    const body = (await response.json()) as { result: { imageUrl: string; width: number; height: number; mimeType: string } };
+    expect(readHeader(await fetchHosted(body.result.imageUrl, body.result.mimeType), "gif")).toMatchObject({ width: 6000, height: 4000 });
+    expect(await balanceOf(account.id)).toBe(4);
+  }, 180_000);
+
+  it("BMP on the playground: a 7 MP photo converts to a data URI; 12 MP (its answer ~130 MB) is refused, free", async () => {
+    const account = await newAccount({ credits: 5 });
+    const seven = await postTool("/playground/convert-format", account.key, { image: await photo(3072, 2304, 6), targetFormat: "bmp" });
+    expect(seven.status, seven.status === 200 ? "" : await seven.clone().text()).toBe(200);
+    const { mime, bytes } = bytesOfDataUri(((await seven.json()) as { result: { imageUrl: string } }).result.imageUrl);
+    expect(mime).toBe("image/bmp");
+    expect(readHeader(bytes, "bmp")).toMatchObject({ width: 2304, height: 3072 });
+    const twelve = await postTool("/playground/convert-format", account.key, { image: await photo(4032, 3024), targetFormat: "bmp" });
+    expect(twelve.status).toBe(400);
+    expect(((await twelve.json()) as { error: { code: string } }).error.code).toBe("image_too_large");
+    expect(await balanceOf(account.id)).toBe(4);
+  }, 120_000);
 });
