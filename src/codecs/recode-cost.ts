@@ -110,15 +110,36 @@ export function pngBytesPerPixel(bytes: Uint8Array, input: "jpeg" | "png", pixel
  * to spare, so a small upload of a busy picture is not priced as nearly free.
  */
 const NATIVE_GIF = {
-  file: { jpeg: { perInputByte: 2.2, least: 0.5, most: 1.55 }, png: { perInputByte: 0.6, least: 0.5, most: 1.55 } },
+  file: {
+    jpeg: { perInputByte: 2.2, least: 0.5, most: 1.55 },
+    png: { perInputByte: 0.6, least: 0.5, most: 1.55 },
+    webp: { perInputByte: 8, least: 0.5, most: 1.55 },
+    webpLossless: { perInputByte: 0.6, least: 0.5, most: 1.55 },
+  },
   copies: 3.7,
 };
 const NATIVE_BMP = { filePerPixel: 3, copies: 3.9 };
 
-/** Bytes per pixel of writing `input` as GIF or BMP natively (`banded`, `progressive`: as for pngBytesPerPixel). */
-export function rowWriterBytesPerPixel(bytes: Uint8Array, input: "jpeg" | "png", target: "gif" | "bmp", pixels: number, banded: boolean, progressive: boolean): number {
-  const file = target === "bmp" ? NATIVE_BMP.copies * NATIVE_BMP.filePerPixel : NATIVE_GIF.copies * filePerPixel(NATIVE_GIF.file[input], bytes, pixels);
-  return rowSourceBytesPerPixel(NATIVE_PNG.lossless.wasm, input, banded, progressive) + file;
+/**
+ * Bytes per pixel of writing `input` as GIF or BMP natively (`banded`: turned or flipped by its
+ * EXIF orientation; `progressive`: a progressive JPEG). A WebP's row source holds what it does
+ * for the PNG writer's lossless pass (NATIVE_PNG_FROM).
+ */
+export function rowWriterBytesPerPixel(
+  bytes: Uint8Array,
+  input: "jpeg" | "png" | WebpLayout,
+  target: "gif" | "bmp",
+  pixels: number,
+  banded: boolean,
+  progressive: boolean,
+): number {
+  const webp = typeof input === "object" ? input : null;
+  const kind = webp ? (webp.lossless ? "webpLossless" : "webp") : (input as "jpeg" | "png");
+  const file = target === "bmp" ? NATIVE_BMP.copies * NATIVE_BMP.filePerPixel : NATIVE_GIF.copies * filePerPixel(NATIVE_GIF.file[kind], bytes, pixels);
+  const wasm = webp
+    ? NATIVE_PNG_FROM.lossless.wasm[webp.lossless ? "webpLossless" : webp.alpha ? "webpAlpha" : "webp"] + (banded ? BAND_BYTES_PER_PIXEL : 0)
+    : rowSourceBytesPerPixel(NATIVE_PNG.lossless.wasm, input as "jpeg" | "png", banded, progressive);
+  return wasm + file;
 }
 
 /** A JPEG file to WebP or JPEG (TIFF: the JPEG figures; its Huffman tables are optimised over the whole image too). */

@@ -17,8 +17,11 @@ export type NativeRoute =
   | { input: "png" | "webp"; bytesPerPixel: number; orientation: Orientation }
   | { input: "heic"; bytesPerPixel: number; encoding: PlanesEncoding };
 
-/** Targets the native encoders write: WebP, JPEG, a TIFF around a baseline JPEG; PNG, GIF and BMP from JPEG and PNG files. */
+/** Targets the native encoders write: WebP, JPEG, a TIFF around a baseline JPEG (PNG, GIF and BMP: the row writers). */
 const ENCODER_TARGET: Partial<Record<ImageFormat, NativeEncoderTarget>> = { webp: "webp", jpeg: "jpeg", tiff: "jpeg" };
+
+/** Targets written a row at a time from the row sources of native/png_sink.h, which apply any EXIF orientation. */
+const ROW_WRITER_TARGETS: ReadonlySet<ImageFormat> = new Set(["png", "gif", "bmp"]);
 
 /**
  * The native path for this file and target, or null when the general path takes it.
@@ -36,16 +39,16 @@ export function nativeRoute(bytes: Uint8Array, input: InputFormat, target: Image
     if (!encoder || (target === "tiff" && frame.components !== 3)) return null;
     return { input, orientation, bytesPerPixel: jpegBytesPerPixel(frame.progressive, encoder) };
   }
-  // An EXIF-oriented PNG or WebP is rare: the PNG writer turns it (in bands, reading the file
-  // once per band); to the other targets the general path turns it.
+  // An EXIF-oriented PNG or WebP is rare: the row writers (PNG, GIF, BMP) turn it (in bands,
+  // reading the file once per band); to the other targets the general path turns it.
   const orientation = input === "png" || input === "webp" ? readOrientation(bytes, input) : 1;
-  if (orientation !== 1 && target !== "png") return null;
+  if (orientation !== 1 && !ROW_WRITER_TARGETS.has(target)) return null;
   const banded = orientation > 2;
   if (input === "png") {
     const layout = pngLayout(bytes);
     if (layout.interlaced) return null; // de-interlaced by the TypeScript decoder
     if (target === "png") return { input, orientation, bytesPerPixel: pngBytesPerPixel(bytes, "png", pixels, quality, banded, false) };
-    if (target === "gif" || target === "bmp") return { input, orientation, bytesPerPixel: rowWriterBytesPerPixel(bytes, "png", target, pixels, false, false) };
+    if (target === "gif" || target === "bmp") return { input, orientation, bytesPerPixel: rowWriterBytesPerPixel(bytes, "png", target, pixels, banded, false) };
     return encoder ? { input, orientation, bytesPerPixel: pngToEncoderBytesPerPixel(layout.alpha, encoder) } : null;
   }
   if (input === "webp") {
@@ -54,6 +57,7 @@ export function nativeRoute(bytes: Uint8Array, input: InputFormat, target: Image
     // decoded whole (libwebp's ARGB image) for every band of every pass.
     if (layout.animated || (banded && layout.lossless)) return null;
     if (target === "png") return { input, orientation, bytesPerPixel: webpToPngBytesPerPixel(bytes, layout, pixels, quality, banded) };
+    if (target === "gif" || target === "bmp") return { input, orientation, bytesPerPixel: rowWriterBytesPerPixel(bytes, layout, target, pixels, banded, false) };
     return encoder ? { input, orientation, bytesPerPixel: webpBytesPerPixel(layout, encoder) } : null;
   }
   if (input === "heic") {

@@ -84,13 +84,14 @@ async function runNative(route: NativeRoute, bytes: Uint8Array, header: ImageHea
   const done = (out: Uint8Array | null) => out && { bytes: out, width, height };
   switch (route.input) {
     case "jpeg":
-      if (format === "gif" || format === "bmp") return done(transcodeToPalette(bytes, header, "jpeg", format, route.orientation));
-      return done(format === "png" ? transcodeToPng(bytes, header, "jpeg", quality, route.orientation) : transcodeJpeg(bytes, header, encoder, quality, route.orientation));
     case "png":
-      if (format === "gif" || format === "bmp") return done(transcodeToPalette(bytes, header, "png", format));
-      return done(format === "png" ? transcodeToPng(bytes, header, "png", quality, route.orientation) : transcodePng(bytes, header, encoder, quality));
-    case "webp":
-      return done(format === "png" ? transcodeToPng(bytes, header, "webp", quality, route.orientation) : transcodeWebp(bytes, header, encoder, quality));
+    case "webp": {
+      const { input, orientation } = route;
+      if (format === "gif" || format === "bmp") return done(transcodeToPalette(bytes, header, input, format, orientation));
+      if (format === "png") return done(transcodeToPng(bytes, header, input, quality, orientation));
+      if (input === "jpeg") return done(transcodeJpeg(bytes, header, encoder, quality, orientation));
+      return done((input === "png" ? transcodePng : transcodeWebp)(bytes, header, encoder, quality));
+    }
     case "heic": {
       // libheif's YCbCr planes go to our encoders, or the PNG writer, a band at a time (no RGBA image).
       const planes = await decodeHeicPlanes(bytes, maxPixelsFor("heic"), route.encoding);

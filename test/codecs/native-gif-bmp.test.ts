@@ -10,7 +10,22 @@ import { ENCODE_BYTES_PER_PIXEL, maxRecodePixels } from "../../src/codecs/limits
 import { transcodeToPalette } from "../../src/codecs/native.ts";
 import { rowWriterBytesPerPixel } from "../../src/codecs/recode-cost.ts";
 import type { Orientation } from "../../src/codecs/orientation.ts";
-import { exifApp1, gradient, gradientWithAlpha, image, maxDiff, pixelAt, pixelgateError, quadrants, quadrantScene, withJpegSegments } from "./support.ts";
+import {
+  EXIF_MARKER,
+  exifApp1,
+  gradient,
+  gradientWithAlpha,
+  image,
+  maxDiff,
+  pixelAt,
+  pixelgateError,
+  pngWithExifChunk,
+  quadrants,
+  quadrantScene,
+  webpKinds,
+  webpWithExif,
+  withJpegSegments,
+} from "./support.ts";
 
 /** Smooth tone plus flat areas: far more than 256 colours, so the palette is a median cut. */
 const scene = quadrantScene;
@@ -168,8 +183,36 @@ describe("the GIF and BMP routes", () => {
     expect(bmpLimit).toBeLessThan(8_000_000);
   });
 
-  it("WebP to GIF or BMP stays on the general path (the row writers read JPEG and PNG files)", async () => {
-    const webp = await encodeImage(gradient(32, 24), "webp");
-    for (const target of ["gif", "bmp"] as const) expect(nativeRoute(webp, "webp", target, 32 * 24, 100)).toBeNull();
+});
+
+describe("GIF and BMP from WebP and from EXIF-oriented PNG and WebP", () => {
+  it("every kind of still WebP: the general path's bytes, the route priced as native", async () => {
+    const files = await webpKinds(scene(67, 41), gradientWithAlpha(67, 41));
+    for (const [kind, webp] of Object.entries(files)) {
+      const header = readHeader(webp, "webp");
+      for (const target of ["gif", "bmp"] as const) {
+        expect(nativeRoute(webp, "webp", target, 67 * 41, 100), `${kind} to ${target}`).toMatchObject({ input: "webp" });
+        const out = await recodeImage(webp, header, target);
+        const expected = await encodeImage(await decodeImage(webp, header), target);
+        expect(Buffer.from(out.bytes).equals(Buffer.from(expected)), `${kind} to ${target}`).toBe(true);
+      }
+    }
+  });
+
+  it("a PNG and a WebP turned by EXIF come out upright, as the general path turns them", async () => {
+    const source = scene(40, 24);
+    const tiff = exifApp1(6).subarray(4 + EXIF_MARKER.length);
+    const png = await encodeImage(source, "png");
+    const turnedPng = pngWithExifChunk(png, tiff);
+    const webp = await encodeImage(source, "webp", { quality: 90 });
+    const turnedWebp = webpWithExif(webp, tiff, 40, 24);
+    for (const [input, file] of [["png", turnedPng], ["webp", turnedWebp]] as const) {
+      const header = readHeader(file, input);
+      expect(nativeRoute(file, input, "gif", 40 * 24, 100), input).toMatchObject({ input, orientation: 6 });
+      const out = await recodeImage(file, header, "gif");
+      expect([out.width, out.height]).toEqual([24, 40]);
+      const upright = await decodeImage(file, header); // the general path applies the orientation
+      expect(maxDiff(await decoded(out.bytes, "gif"), await decoded(await encodeImage(upright, "gif"), "gif"))).toBe(0);
+    }
   });
 });

@@ -24,8 +24,8 @@ import {
   meanDiff,
   pixelAt,
   pixelgateError,
-  pngChunk,
   pngLayout,
+  pngWithExifChunk,
   quadrantScene,
   webpKinds,
   webpWithExif,
@@ -88,8 +88,7 @@ describe("transcodeToPng from WebP", () => {
 
 describe("EXIF-oriented PNG and WebP to PNG", () => {
   const exif = (orientation: number) => exifApp1(orientation).subarray(4 + EXIF_MARKER.length);
-  /** The PNG with an eXIf chunk right after its IHDR. */
-  const pngWithExif = (png: Uint8Array, orientation: number) => concat(png.subarray(0, 33), pngChunk("eXIf", exif(orientation)), png.subarray(33));
+  const pngWithExif = (png: Uint8Array, orientation: number) => pngWithExifChunk(png, exif(orientation));
 
   /** Written natively (and by recodeImage, which must route it there) with exactly the general path's turned pixels. */
   async function expectTurned(file: Uint8Array, kind: "png" | "webp", orientation: Orientation, label: string) {

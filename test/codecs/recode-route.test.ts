@@ -30,7 +30,7 @@ describe("the native route", () => {
 
   it("targets the native encoders do not write take the general path", async () => {
     const webp = await encodeImage(gradient(64, 48), "webp", { quality: 80 });
-    for (const target of ["gif", "bmp", "avif"] as const) expect(nativeRoute(webp, "webp", target, 64 * 48, 100)).toBeNull();
+    expect(nativeRoute(webp, "webp", "avif", 64 * 48, 100)).toBeNull();
     expect(nativeRoute(webp, "webp", "tiff", 64 * 48, 100)).toMatchObject({ input: "webp" });
     // What the general path writes is what recodeImage answers for a general route.
     const out = await recodeImage(webp, readHeader(webp, "webp"), "avif");

@@ -516,3 +516,8 @@ export async function webpKinds(opaque: RasterImage, cutOut: RasterImage): Promi
     "lossless with alpha": await jsquashWebp(cutOut, { lossless: 1, exact: 1 }),
   };
 }
+
+/** The PNG with an eXIf chunk (`exifTiff`: the TIFF structure) right after its IHDR. */
+export function pngWithExifChunk(png: Uint8Array, exifTiff: Uint8Array): Uint8Array {
+  return concat(png.subarray(0, 33), pngChunk("eXIf", exifTiff), png.subarray(33));
+}
