@@ -22,6 +22,9 @@
 #include <zlib.h>
 #include <libdeflate.h>
 #include "png_sink.h"
+#ifdef __wasm_simd128__
+#include <wasm_simd128.h>
+#endif
 
 // Declared by native/libdeflate-parts.patch.
 size_t libdeflate_deflate_compress_part(struct libdeflate_compressor *c, const void *in, size_t in_nbytes, void *out,
@@ -76,6 +79,39 @@ static size_t compress_part(PgDeflate *d, int level, uint8_t *out, size_t avail,
   return n;
 }
 
+#ifdef __wasm_simd128__
+static uint32_t sum_lanes(v128_t v) {
+  return wasm_u32x4_extract_lane(v, 0) + wasm_u32x4_extract_lane(v, 1) + wasm_u32x4_extract_lane(v, 2) + wasm_u32x4_extract_lane(v, 3);
+}
+#endif
+
+// zlib's Adler-32 of the rows, 16 bytes at a time with WebAssembly SIMD (zlib's own loop is a
+// byte at a time: 4% of a photo's time). Over a block of 16-byte pieces p_k, s1 grows by every
+// byte and s2 by 16 times s1 before each piece plus each piece's bytes weighted 16 down to 1.
+static uint32_t adler32_rows(uint32_t adler, const uint8_t *p, size_t n) {
+#ifdef __wasm_simd128__
+  enum { MOD = 65521, BLOCK = 5536 }; // s1 * BLOCK stays far inside 32 bits
+  const v128_t high_weights = wasm_i16x8_make(16, 15, 14, 13, 12, 11, 10, 9), low_weights = wasm_i16x8_make(8, 7, 6, 5, 4, 3, 2, 1);
+  uint64_t s1 = adler & 0xffff, s2 = adler >> 16;
+  while (n >= 16) {
+    size_t block = n < BLOCK ? n / 16 * 16 : BLOCK;
+    v128_t bytes = wasm_i32x4_splat(0), weighted = bytes, before = bytes;
+    for (size_t i = 0; i < block; i += 16) {
+      v128_t v = wasm_v128_load(p + i);
+      before = wasm_i32x4_add(before, bytes);
+      bytes = wasm_i32x4_add(bytes, wasm_u32x4_extadd_pairwise_u16x8(wasm_u16x8_extadd_pairwise_u8x16(v)));
+      weighted = wasm_i32x4_add(weighted, wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_u16x8_extend_low_u8x16(v), high_weights),
+                                                         wasm_i32x4_dot_i16x8(wasm_u16x8_extend_high_u8x16(v), low_weights)));
+    }
+    s2 = (s2 + s1 * block + 16 * (uint64_t)sum_lanes(before) + sum_lanes(weighted)) % MOD;
+    s1 = (s1 + sum_lanes(bytes)) % MOD;
+    p += block, n -= block;
+  }
+  adler = (uint32_t)(s2 << 16 | s1);
+#endif
+  return (uint32_t)adler32(adler, p, (uInt)n);
+}
+
 // zlib's FLEVEL (0 fastest to 3 best) for a libdeflate level, as zlib maps its own.
 static int flevel_of(int level) {
   return level < 2 ? 0 : level < 6 ? 1 : level == 6 ? 2 : 3;
@@ -104,7 +140,7 @@ static void flush_part(PgDeflate *d, int last) {
     out[0] = (uint8_t)cmf, out[1] = (uint8_t)flg;
     d->started = 1;
   }
-  d->adler = adler32(d->adler, d->in, (uInt)d->used);
+  d->adler = adler32_rows(d->adler, d->in, d->used);
   at += n;
   if (last) {
     for (int k = 3; k >= 0; k--) out[at++] = (uint8_t)(d->adler >> (8 * k));
