@@ -105,8 +105,8 @@ static int write_gif(PgRows *rows, const GifColours *c, PgGifWriter *g, uint8_t 
   return PG_OK;
 }
 
-// `data` (a JPEG; NULL for a PNG, read through pg_read_at) as a GIF, handed out through
-// pg_write. `width` and `height` are the file's, from its header; `orientation` (JPEG) is applied.
+// `data` (a JPEG or WebP; NULL for a PNG, read through pg_read_at) as a GIF, handed out through
+// pg_write. `width` and `height` are the file's, from its header; `orientation` is applied.
 int pg_to_gif(int kind, uint8_t *data, size_t size, int width, int height, int orientation) {
   PgRows rows;
   int status = pg_rows_init(&rows, kind, data, size, width, height, orientation);
@@ -118,10 +118,7 @@ int pg_to_gif(int kind, uint8_t *data, size_t size, int width, int height, int o
   status = g && indices ? pg_stats_gather_binary(&stats, &rows) : PG_NO_MEMORY;
   if (status == PG_OK) status = choose_colours(&colours, &stats);
   if (status == PG_OK) {
-    free(stats.samples); // the palette is chosen: only the exact colours' table is still read
-    free(stats.bins);
-    stats.samples = NULL;
-    stats.bins = NULL;
+    pg_stats_free(&stats); // the palette is chosen: only the exact colours' table is still read
     status = write_gif(&rows, &colours, g, indices);
   }
   if (colours.median_cut) pg_palette_free(&colours.palette);

@@ -253,18 +253,6 @@ const uint8_t *pg_rows_next(PgRows *r) {
   return r->band + (size_t)(y - r->band_first) * r->width * 4;
 }
 
-// Passes over the next `n` rows of a pass in file order without handing them out: libjpeg skips
-// them without its colour conversion and upsampling; a PNG's rows are still inflated.
-void pg_rows_skip(PgRows *r, int n) {
-  if (n <= 0) return;
-  if (r->kind == PG_FROM_JPEG && !r->band_mode) {
-    if ((int)jpeg_skip_scanlines(&r->cinfo, (JDIMENSION)n) != n) pg_fail(PG_INVALID);
-    r->next += n;
-    return;
-  }
-  while (n-- > 0) pg_rows_next(r);
-}
-
 // Ends a pass, whether or not every row was read.
 void pg_rows_stop(PgRows *r) {
   if (r->open) jpeg_destroy_decompress(&r->cinfo);

@@ -5,8 +5,8 @@
 //   that is not a grey image of more than 16, 8-bit grey for grey images, RGB when opaque);
 // - below 100: a palette of 2^(quality/10) colours (png_palette.c), and the lossless file is
 //   written too and wins when smaller (abandoned as soon as its data is longer);
-// - zlib level 6 for palettes and for rows that filter to mostly zeros, 3 for photographic rows
-//   (decided on 32 pairs of rows spread over the image), Z_FILTERED like libpng.
+// - deflate (png_deflate.c, libdeflate a part at a time) at a flat level for palettes and for
+//   parts whose rows filter to mostly zeros, a faster one for photographic parts.
 // Only IHDR, PLTE, tRNS, IDAT and IEND are written.
 //
 // Where the file goes: to JavaScript a chunk at a time through the pg_write import as it is
@@ -16,15 +16,14 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
+#include <zlib.h> // crc32
 #include "png_sink.h"
 
 // Hands `length` bytes of the output file to JavaScript, which copies them.
 __attribute__((import_module("env"), import_name("pg_write"))) void pg_write(const void *data, size_t length);
 
 enum { GRAY = 0, RGB = 2, PALETTE = 3, GRAY_ALPHA = 4, RGBA = 6 };
-enum { LEVEL_FLAT = 6, LEVEL_PHOTO = 3 };
-#define FLAT_ZERO_SHARE 0.75
+// About one IDAT chunk's data (one compressed part of png_deflate.c).
 #define IDAT_BYTES (256u << 10)
 
 typedef struct {
@@ -124,60 +123,24 @@ static Layout lossless_layout(const PgPalette *exact, const PgStats *s) {
   return l;
 }
 
-// zlib level: photographic rows (few zeros once filtered) deflate at 3, the rest at 6.
-static int level_for(const Layout *l, const PgStats *s) {
-  if (!l->filter || s->sample_rows == 0) return LEVEL_FLAT;
-  size_t n = row_bytes(l, s->width), source = (size_t)s->width * 4;
-  uint8_t *raw = malloc(n), *prev = malloc(n), *out = malloc(n + 1);
-  if (!raw || !prev || !out) pg_fail(PG_NO_MEMORY);
-  PgFilter filter = {l->bpp, 0};
-  size_t zeros = 0;
-  for (int k = 0; k < s->sample_rows; k++) {
-    lay_out(l, s->samples + (size_t)(2 * k) * source, s->width, prev);
-    lay_out(l, s->samples + (size_t)(2 * k + 1) * source, s->width, raw);
-    pg_filter_row(&filter, raw, prev, (int)n, out);
-    for (size_t i = 1; i <= n; i++) zeros += out[i] == 0;
-  }
-  free(raw), free(prev), free(out);
-  return zeros >= FLAT_ZERO_SHARE * s->sample_rows * n ? LEVEL_FLAT : LEVEL_PHOTO;
-}
-
-// Deflates `n` bytes (or finishes the stream), cutting the output into IDAT chunks.
-static void deflate_into(z_stream *z, Output *o, uint8_t *idat, const uint8_t *data, size_t n, int flush) {
-  z->next_in = (Bytef *)data;
-  z->avail_in = (uInt)n;
-  for (;;) {
-    int status = deflate(z, flush);
-    if (status == Z_STREAM_ERROR) pg_fail(PG_ENCODE_FAILED);
-    size_t have = IDAT_BYTES - z->avail_out;
-    int full = z->avail_out == 0;
-    if (full || (flush == Z_FINISH && have > 0)) {
-      chunk(o, "IDAT", idat, have);
-      o->image_data += have;
-      z->next_out = idat;
-      z->avail_out = IDAT_BYTES;
-    }
-    if (o->limit && o->image_data > o->limit) {
-      o->over = 1;
-      return;
-    }
-    if (flush == Z_FINISH ? status == Z_STREAM_END : (z->avail_in == 0 && !full)) return;
-  }
+// Each compressed part of the image data becomes one IDAT chunk.
+static void put_idat(void *ctx, const uint8_t *data, size_t n) {
+  Output *o = ctx;
+  chunk(o, "IDAT", data, n);
+  o->image_data += n;
+  if (o->limit && o->image_data > o->limit) o->over = 1;
 }
 
 // Writes the whole file in `l` to `o` (or stops once it is over its limit).
-static int write_png(PgRows *rows, const Layout *l, int level, Output *o) {
+static int write_png(PgRows *rows, const Layout *l, Output *o) {
   static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
   int status = pg_rows_start(rows, 1);
   if (status != PG_OK) return status;
   int width = rows->pass_width, height = rows->pass_height;
   size_t n = row_bytes(l, width);
-  uint8_t *raw = malloc(n), *prev = calloc(n, 1), *filtered = malloc(n + 1), *idat = malloc(IDAT_BYTES);
-  if (!raw || !prev || !filtered || !idat) return PG_NO_MEMORY;
-  z_stream z = {0};
-  if (deflateInit2(&z, level, Z_DEFLATED, 15, 8, Z_FILTERED) != Z_OK) return PG_NO_MEMORY;
-  z.next_out = idat;
-  z.avail_out = IDAT_BYTES;
+  uint8_t *raw = malloc(n), *prev = calloc(n, 1);
+  PgDeflate z;
+  if (!raw || !prev || pg_deflate_begin(&z, n, l->filter, put_idat, o) != PG_OK) return PG_NO_MEMORY;
   put(o, signature, 8);
   uint8_t ihdr[13] = {0};
   put_u32(ihdr, (uint32_t)width);
@@ -198,24 +161,23 @@ static int write_png(PgRows *rows, const Layout *l, int level, Output *o) {
     if (last >= 0) chunk(o, "tRNS", trns, (size_t)last + 1); // up to the last entry not opaque
   }
 
-
   PgFilter filter = {l->bpp, 0};
   for (int y = 0; y < height && !o->over; y++) {
     lay_out(l, pg_rows_next(rows), width, raw);
+    uint8_t *filtered = pg_deflate_room(&z, n + 1);
     if (l->filter) {
       pg_filter_row(&filter, raw, prev, (int)n, filtered);
     } else {
       filtered[0] = 0;
       memcpy(filtered + 1, raw, n);
     }
-    deflate_into(&z, o, idat, filtered, n + 1, Z_NO_FLUSH);
     uint8_t *t = raw;
     raw = prev, prev = t;
   }
-  if (!o->over) deflate_into(&z, o, idat, NULL, 0, Z_FINISH);
-  deflateEnd(&z);
+  if (!o->over) pg_deflate_end(&z);
+  pg_deflate_free(&z);
   pg_rows_stop(rows);
-  free(raw), free(prev), free(filtered), free(idat);
+  free(raw), free(prev);
   if (!o->over) chunk(o, "IEND", NULL, 0);
   return PG_OK;
 }
@@ -231,10 +193,9 @@ static int encode(PgRows *rows, PgStats *stats, int quality) {
   PgPalette exact;
   pg_palette_exact(&exact, stats);
   Layout lossless = lossless_layout(&exact, stats);
-  int lossless_level = level_for(&lossless, stats);
   if (quality >= 100) {
     Output out = {1};
-    return write_png(rows, &lossless, lossless_level, &out);
+    return write_png(rows, &lossless, &out);
   }
 
   PgPalette quantized, *palette = &exact;
@@ -247,7 +208,7 @@ static int encode(PgRows *rows, PgStats *stats, int quality) {
   stats->bins = NULL;
   Output small = {1};
   Layout indexed = palette_layout(palette, stats);
-  status = write_png(rows, &indexed, LEVEL_FLAT, &small);
+  status = write_png(rows, &indexed, &small);
   if (palette != &exact) pg_palette_free(palette);
   if (status != PG_OK) return status;
   // Smooth synthetic images can filter down below any palette: the lossless file stands when
@@ -256,7 +217,7 @@ static int encode(PgRows *rows, PgStats *stats, int quality) {
   Output exact_file = {0, NULL, 0, small.size + IDAT_BYTES + 4096, small.size};
   exact_file.data = malloc(exact_file.cap);
   if (!exact_file.data) return PG_NO_MEMORY;
-  status = write_png(rows, &lossless, lossless_level, &exact_file);
+  status = write_png(rows, &lossless, &exact_file);
   if (status != PG_OK) return status;
   if (!exact_file.over && exact_file.size < small.size) pg_set_output(exact_file.data, exact_file.size);
   else free(exact_file.data);

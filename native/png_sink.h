@@ -53,7 +53,6 @@ int pg_rows_init(PgRows *r, int kind, const uint8_t *data, size_t size, int widt
 int pg_rows_start(PgRows *r, int oriented);
 // The next row (RGBA, width x 4 bytes), valid until the next call.
 const uint8_t *pg_rows_next(PgRows *r);
-void pg_rows_skip(PgRows *r, int n);
 void pg_rows_stop(PgRows *r);
 void pg_rows_free(PgRows *r);
 
@@ -61,8 +60,9 @@ void pg_rows_free(PgRows *r);
 // (PG_FROM_PLANES) as PNG (png_sink.c).
 int pg_to_png(int kind, uint8_t *data, size_t size, int width, int height, int orientation, int quality);
 
-// ---- Whole-image statistics, gathered in one pass in file order.
-enum { PG_LEVEL_SAMPLES = 32, PG_EXACT_MAX = 256 };
+// ---- Whole-image statistics, gathered in one pass in file order (ended early once a
+// lossless layout is settled).
+enum { PG_EXACT_MAX = 256 };
 
 typedef struct {
   int width, height;
@@ -73,8 +73,6 @@ typedef struct {
   int alpha_bins;                   // histogram keys carry 4 bits of alpha
   uint32_t *bins;                   // per bin: count, sum R, sum G, sum B, sum A (or NULL)
   uint32_t transparent;             // pixels with alpha 0, outside the histogram
-  uint8_t *samples;                 // level sample rows: pairs (row above, row), RGBA
-  int sample_rows;
   int binary_alpha;                 // GIF: gathered with pg_binary_pixel applied, RGB-only histogram
 } PgStats;
 
@@ -118,11 +116,29 @@ static inline int pg_palette_index(const PgPalette *p, const PgStats *s, const u
   return p->entry_of_bin[pg_bin_of(px, s->alpha_bins)];
 }
 
-// ---- Row filter (adaptive, estimated on a sample of each row).
+// ---- Row filter (adaptive: the five sums over every byte, 16 bytes at a time).
 typedef struct {
   int bpp;
   int row;
 } PgFilter;
 void pg_filter_row(PgFilter *f, const uint8_t *raw, const uint8_t *prev, int n, uint8_t *out);
+
+// ---- The zlib stream of the IDAT chunks (png_deflate.c): filtered rows in, parts out.
+typedef void PgEmit(void *ctx, const uint8_t *data, size_t n);
+typedef struct {
+  int filtered;         // rows carry filter types: each part picks its level from its zeros
+  PgEmit *emit;         // receives each compressed part (the first with the zlib header)
+  void *ctx;
+  struct libdeflate_compressor *first, *flat; // a part's first level, and the flat one
+  uint8_t *in, *out, *again;                   // rows; compressed at the first level, at the flat one
+  size_t used, cap;
+  uint32_t adler;
+  int started;
+} PgDeflate;
+int pg_deflate_begin(PgDeflate *d, size_t row_bytes, int filtered, PgEmit *emit, void *ctx);
+// Where the next `n` bytes of the stream (one filtered row, at most row_bytes + 1) go.
+uint8_t *pg_deflate_room(PgDeflate *d, size_t n);
+void pg_deflate_end(PgDeflate *d);
+void pg_deflate_free(PgDeflate *d);
 
 #endif

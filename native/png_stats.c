@@ -5,8 +5,7 @@
 // - the colour histogram for palette quantization: per 5-bit-per-channel bin (4 bits of alpha
 //   when the file can hold alpha) its pixel count and the sums of its pixels' channels, so the
 //   palette entries are the means of the real pixels without a second look at them (the sums
-//   are of each value's offset within its bin, so that they cannot overflow);
-// - pairs of rows evenly spread over the image, from which the deflate level is chosen.
+//   are of each value's offset within its bin, so that they cannot overflow).
 #include <stdlib.h>
 #include <string.h>
 #include "png_sink.h"
@@ -33,31 +32,12 @@ static void count_exact(PgStats *s, uint32_t word) {
   s->table[slot] = (uint32_t)s->exact_count;
 }
 
-// Copies row y into every level-sample slot it fills: slot 2k + 1 holds sample k's row, slot 2k
-// the row above it (rows are evenly spread, as in the TypeScript encoder's deflateLevelFor).
-static void keep_samples(PgStats *s, int y, const uint8_t *row, size_t row_bytes) {
-  for (int k = 0; k < s->sample_rows; k++) {
-    int at = (int)(((k + 0.5) * s->height) / s->sample_rows);
-    if (y == at) memcpy(s->samples + (size_t)(2 * k + 1) * row_bytes, row, row_bytes);
-    if (y == at - 1) memcpy(s->samples + (size_t)(2 * k) * row_bytes, row, row_bytes);
-  }
-}
-
-// A photo shows in its first rows that it is in colour, opaque (when the file cannot hold alpha)
-// and has more colours than a palette takes; without a histogram to fill, the rest of the pass
-// only needs the level samples.
+// A photo shows in its first rows that it is in colour and has more colours than a palette
+// takes, and whether it has alpha: when the file cannot hold alpha, or a pixel already showed
+// some. Each of these stays true once seen, so without a histogram to fill the rest of the image
+// cannot change the layout, and the pass ends there.
 static int settled(const PgStats *s, const PgRows *rows) {
-  return !s->bins && !s->gray && !rows->may_have_alpha && s->exact_count > PG_EXACT_MAX;
-}
-
-// The first row at or after y that a level sample needs (the image's height when none does).
-static int next_sample_row(const PgStats *s, int y) {
-  for (int k = 0; k < s->sample_rows; k++) {
-    int at = (int)(((k + 0.5) * s->height) / s->sample_rows);
-    if (at - 1 >= y) return at - 1;
-    if (at >= y) return at;
-  }
-  return s->height;
+  return !s->bins && !s->gray && (s->alpha || !rows->may_have_alpha) && s->exact_count > PG_EXACT_MAX;
 }
 
 static int gather(PgStats *s, PgRows *rows, int histogram, int binary) {
@@ -68,22 +48,11 @@ static int gather(PgStats *s, PgRows *rows, int histogram, int binary) {
   s->gray = 1;
   s->binary_alpha = binary;
   s->alpha_bins = rows->may_have_alpha && !binary;
-  s->sample_rows = h < PG_LEVEL_SAMPLES ? h : PG_LEVEL_SAMPLES;
-  size_t row_bytes = (size_t)w * 4;
-  s->samples = calloc((size_t)s->sample_rows * 2, row_bytes); // a sample at row 0 keeps a zero row above
   if (histogram) s->bins = calloc((size_t)5 << (s->alpha_bins ? 19 : 15), sizeof(uint32_t));
-  if (!s->samples || (histogram && !s->bins)) return PG_NO_MEMORY;
+  if (histogram && !s->bins) return PG_NO_MEMORY;
 
-  for (int y = 0; y < h; y++) {
-    if (settled(s, rows)) {
-      // Nothing left to learn but the level samples: go straight to the next one.
-      int next = next_sample_row(s, y);
-      if (next >= h) break;
-      pg_rows_skip(rows, next - y);
-      y = next;
-    }
+  for (int y = 0; y < h && !settled(s, rows); y++) {
     const uint8_t *row = pg_rows_next(rows);
-    keep_samples(s, y, row, row_bytes);
     for (int x = 0; x < w; x++) {
       uint8_t q[4];
       const uint8_t *p = binary ? pg_binary_pixel(row + 4 * x, q) : row + 4 * x;
@@ -116,7 +85,5 @@ int pg_stats_gather_binary(PgStats *s, PgRows *rows) { return gather(s, rows, 1,
 
 void pg_stats_free(PgStats *s) {
   free(s->bins);
-  free(s->samples);
   s->bins = NULL;
-  s->samples = NULL;
 }

@@ -21,11 +21,11 @@ mkdir -p "$WORK" "$(dirname "$OUT")"
 cd "$WORK"
 
 # Source packages (Debian bookworm versions; the .dsc files name the tarballs).
-PACKAGES="libjpeg-turbo=1:2.1.5-2 libwebp=1.2.4-0.2+deb12u1 libspng=0.7.3-3 zlib=1:1.2.13.dfsg-1"
+PACKAGES="libjpeg-turbo=1:2.1.5-2 libwebp=1.2.4-0.2+deb12u1 libspng=0.7.3-3 zlib=1:1.2.13.dfsg-1 libdeflate=1.14-1"
 # shellcheck disable=SC2086
 apt-get source --download-only $PACKAGES >/dev/null
 sha256sum -c "$REPO/native/sources.sha256"
-for dsc in libjpeg-turbo_*.dsc libwebp_*.dsc libspng_*.dsc zlib_*.dsc; do
+for dsc in libjpeg-turbo_*.dsc libwebp_*.dsc libspng_*.dsc zlib_*.dsc libdeflate_*.dsc; do
   dir=$(basename "$dsc" .dsc | sed 's/_\([^-]*\)-.*/-\1/')
   [ -d "$dir" ] || dpkg-source --no-check -x "$dsc" >/dev/null # applies Debian's patches
 done
@@ -62,10 +62,18 @@ ZLIB=$WORK/zlib-1.2.13.dfsg
 SPNG=$WORK/libspng-0.7.3
 PNG_SOURCES="$ZLIB/adler32.c $ZLIB/crc32.c $ZLIB/inffast.c $ZLIB/inflate.c $ZLIB/inftrees.c $ZLIB/zutil.c $ZLIB/deflate.c $ZLIB/trees.c $SPNG/spng/spng.c"
 
+# libdeflate's compressor (the PNG writer's deflate, native/png_deflate.c), with our patch adding
+# libdeflate_deflate_compress_part (a stream compressed a part at a time). The patched file is
+# written next to the extracted sources, which stay as Debian ships them.
+DEFLATE=$WORK/libdeflate-1.14
+rm -f "$WORK/deflate_compress.parts.c"
+patch -s -o "$WORK/deflate_compress.parts.c" "$DEFLATE/lib/deflate_compress.c" <"$REPO/native/libdeflate-parts.patch"
+DEFLATE_SOURCES="$WORK/deflate_compress.parts.c $DEFLATE/lib/utils.c"
+
 cd "$REPO"
 # shellcheck disable=SC2086
-emcc $CFLAGS -DSPNG_STATIC -DSPNG_DISABLE_OPT -o "$OUT" -I"$JPEG" -I"$JPEG/build" -I"$WEBP" -I"$WEBP/src" -I"$ZLIB" -I"$SPNG/spng" \
-  native/*.c $PNG_SOURCES $(for f in $WEBP_SOURCES; do printf '%s ' "$WEBP/$f"; done) "$JPEG/build/libjpeg.a" $LDFLAGS
+emcc $CFLAGS -DSPNG_STATIC -DSPNG_DISABLE_OPT -o "$OUT" -I"$JPEG" -I"$JPEG/build" -I"$WEBP" -I"$WEBP/src" -I"$ZLIB" -I"$SPNG/spng" -I"$DEFLATE" -I"$DEFLATE/lib" \
+  native/*.c $PNG_SOURCES $DEFLATE_SOURCES $(for f in $WEBP_SOURCES; do printf '%s ' "$WEBP/$f"; done) "$JPEG/build/libjpeg.a" $LDFLAGS
 
 EMCC_VERSION=$(emcc --version | head -1) CFLAGS=$CFLAGS LDFLAGS=$LDFLAGS \
   PATH="$REPO/node_modules/node/bin:$PATH" node "$REPO/scripts/native-manifest.ts" write

@@ -28,7 +28,10 @@
 //   whole     (file to file) service: recodeImage on the uploaded JPEG (or PNG), which for WebP,
 //             JPEG and PNG targets is one call into our own WASM build (libjpeg-turbo into libwebp, or
 //             libjpeg-turbo progressive with MozJPEG's table but without trellis) -> sharp: the
-//             same file decoded and encoded with the plan above.
+//             same file decoded and encoded with the plan above. Our build's PNG writer filters
+//             with every byte of every filter (libpng's heuristic) and deflates with libdeflate:
+//             level 2 for photographic rows (FLEVEL 1, as zlib's 3; files smaller than zlib's at
+//             3), 6 for palettes (as zlib's 6), 9 for flat rows (native/png_deflate.c).
 import type { Format, ServiceSettings } from "./codecs-service.ts";
 import { HEIC_INPUT, type InputKind } from "./codecs-images.ts";
 

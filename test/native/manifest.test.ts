@@ -16,7 +16,7 @@ describe("native WASM build manifest", () => {
   it("pins the Debian source tarballs the build script checks", () => {
     const manifest = readManifest();
     const pinned = readFileSync(path.join(REPO, "native/sources.sha256"), "utf8").trim().split("\n");
-    expect(Object.keys(manifest.sources).sort()).toEqual(["libjpeg-turbo", "libspng", "libwebp", "zlib"]);
+    expect(Object.keys(manifest.sources).sort()).toEqual(["libdeflate", "libjpeg-turbo", "libspng", "libwebp", "zlib"]);
     for (const line of pinned) {
       const [hash, file] = line.split(/\s+/);
       expect(manifest.sources[file!.split("_")[0]!]?.[file!]).toBe(hash);
