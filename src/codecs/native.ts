@@ -53,7 +53,8 @@ interface NativeExports {
   pg_output_size(): number;
 }
 
-class NativeFailure extends Error {
+/** A status the module reported through pg_fail or proc_exit (the HEVC module shares it: hevc.ts). */
+export class NativeFailure extends Error {
   constructor(readonly status: number) {
     super(`native codec status ${status}`);
   }
@@ -61,7 +62,7 @@ class NativeFailure extends Error {
 
 /** WASI calls libc keeps references to; the binding silences every path that would reach them. */
 const ENOSYS = 52;
-const wasiStubs = {
+export const wasiStubs = {
   fd_write: () => ENOSYS,
   fd_seek: () => ENOSYS,
   fd_close: () => ENOSYS,
@@ -264,33 +265,52 @@ export interface YCbCrImage extends PlanesEncoding {
   alpha?: SamplePlane;
 }
 
+/** Rows of a YCbCr 4:2:0 image, top to bottom: `height` rows (even, but for the image's last strip). */
+export interface PlaneStrip {
+  height: number;
+  y: SamplePlane;
+  cb: SamplePlane;
+  cr: SamplePlane;
+  alpha?: SamplePlane;
+}
+
 /**
  * Encodes YCbCr 4:2:0 planes as WebP (alpha kept) or JPEG (flattened onto black), copying them
  * into WASM memory a band of rows at a time; the module converts matrix and range to what the
  * encoder takes (pg_planes_begin).
  */
 export function encodePlanes(image: YCbCrImage, target: NativeTarget, quality: number): Uint8Array {
+  return encodePlaneStrips({ ...image, alpha: image.alpha !== undefined }, [image], target, quality);
+}
+
+/**
+ * Encodes an image that arrives as strips of rows (a HEIC decoded a row of tiles at a time:
+ * heic-tiles.ts), each copied into WASM memory in bands and released before the next is made.
+ */
+export function encodePlaneStrips(image: PlanesEncoding & { width: number; height: number; alpha: boolean }, strips: Iterable<PlaneStrip>, target: NativeTarget, quality: number): Uint8Array {
   const { width, height, alpha } = image;
   const chromaWidth = (width + 1) >> 1;
   const batch = RASTER_BATCH_ROWS;
   const out = runNative(target, (native) => {
     const band = native.pg_planes_begin(target === "webp" ? 1 : 0, width, height, alpha ? 1 : 0, quality, batch, image.kr, image.kb, image.fullRange ? 1 : 0);
     if (band === 0) throw new NativeFailure(NativeStatus.NoMemory);
-    // Where each plane's band goes: luma, Cb, Cr, then alpha (native/planes_sink.c).
-    const parts: [SamplePlane | undefined, number, number, number][] = [
-      [image.y, 0, width, 1],
-      [image.cb, width * batch, chromaWidth, 2],
-      [image.cr, width * batch + (chromaWidth * batch) / 2, chromaWidth, 2],
-      [alpha, width * batch + chromaWidth * batch, width, 1],
-    ];
-    for (let row = 0; row < height; row += batch) {
-      const n = Math.min(batch, height - row);
-      // A fresh view each time: a memory growth replaces the buffer.
-      const memory = new Uint8Array(native.memory.buffer);
-      for (const [plane, offset, rowBytes, step] of parts) {
-        if (plane) copyRows(plane, row / step, Math.ceil(n / step), rowBytes, memory.subarray(band + offset));
+    for (const strip of strips) {
+      // Where each plane's band goes: luma, Cb, Cr, then alpha (native/planes_sink.c).
+      const parts: [SamplePlane | undefined, number, number, number][] = [
+        [strip.y, 0, width, 1],
+        [strip.cb, width * batch, chromaWidth, 2],
+        [strip.cr, width * batch + (chromaWidth * batch) / 2, chromaWidth, 2],
+        [alpha ? strip.alpha : undefined, width * batch + chromaWidth * batch, width, 1],
+      ];
+      for (let row = 0; row < strip.height; row += batch) {
+        const n = Math.min(batch, strip.height - row);
+        // A fresh view each time: a memory growth replaces the buffer.
+        const memory = new Uint8Array(native.memory.buffer);
+        for (const [plane, offset, rowBytes, step] of parts) {
+          if (plane) copyRows(plane, row / step, Math.ceil(n / step), rowBytes, memory.subarray(band + offset));
+        }
+        native.pg_planes_rows(n);
       }
-      native.pg_planes_rows(n);
     }
     return native.pg_planes_end();
   });
@@ -315,6 +335,8 @@ function runNative(target: NativeTarget | "png", call: (native: NativeExports) =
     if (target === "baseline-jpeg") native.pg_jpeg_baseline(1);
     status = call(native);
   } catch (error) {
+    // A strip source's own verdict on its input (heic-tiles.ts) stands as it is.
+    if (error instanceof PixelgateError) throw error;
     status = error instanceof NativeFailure ? error.status : errorStatus(error);
   }
   switch (status) {

@@ -1,0 +1,68 @@
+// HEIC decoded by our own HEVC module (libde265: src/codecs/hevc.ts) a row of tiles at a time,
+// against libheif's decode of the same files (heic.ts), which the fallback path still uses.
+
+import { Buffer } from "node:buffer";
+import { describe, expect, it } from "vitest";
+import { decodeHeicPlanes } from "../../src/codecs/heic.ts";
+import { readHeicLayout } from "../../src/codecs/heic-layout.ts";
+import { heicStrips, tilesDecodable } from "../../src/codecs/heic-tiles.ts";
+import { HevcDecoder } from "../../src/codecs/hevc.ts";
+import type { PlaneStrip, SamplePlane, YCbCrImage } from "../../src/codecs/native.ts";
+import { ALPHA_HEIC, QUADRANTS_HEIC, TEN_BIT_HEIC } from "../fixtures/heic.ts";
+
+const bytesOf = (base64: string) => new Uint8Array(Buffer.from(base64, "base64"));
+const BT601_FULL = { kr: 0.299, kb: 0.114, fullRange: true };
+
+/** The largest difference between our strips and libheif's planes, over every sample of `plane`. */
+function largestDifference(strips: PlaneStrip[], reference: YCbCrImage, plane: "y" | "cb" | "cr" | "alpha"): number {
+  const chroma = plane === "cb" || plane === "cr";
+  const width = chroma ? (reference.width + 1) >> 1 : reference.width;
+  const theirs = reference[plane] as SamplePlane;
+  let largest = 0;
+  let top = 0;
+  for (const strip of strips) {
+    const ours = strip[plane] as SamplePlane;
+    const rows = chroma ? (strip.height + 1) >> 1 : strip.height;
+    for (let y = 0; y < rows; y++) {
+      for (let x = 0; x < width; x++) largest = Math.max(largest, Math.abs(ours.data[y * ours.stride + x]! - theirs.data[(top + y) * theirs.stride + x]!));
+    }
+    top += rows;
+  }
+  expect(top).toBe(chroma ? (reference.height + 1) >> 1 : reference.height);
+  return largest;
+}
+
+/** Our strips, each copied (a lent strip is only valid until the next one). */
+function decodeStrips(bytes: Uint8Array): PlaneStrip[] {
+  const layout = readHeicLayout(bytes);
+  if (!layout) throw new Error("the layout was left to libheif");
+  const decoder = new HevcDecoder();
+  expect(tilesDecodable(decoder, layout)).toBe(true);
+  const copy = (p: SamplePlane | undefined) => p && { data: p.data.slice(), stride: p.stride };
+  const strips: PlaneStrip[] = [];
+  for (const s of heicStrips(decoder, layout)) strips.push({ height: s.height, y: copy(s.y)!, cb: copy(s.cb)!, cr: copy(s.cr)!, alpha: copy(s.alpha) });
+  return strips;
+}
+
+describe("HEIC through our HEVC decoder", () => {
+  it("decodes a single-image HEIC to libheif's samples (within a step of rounding)", async () => {
+    const bytes = bytesOf(QUADRANTS_HEIC);
+    const reference = await decodeHeicPlanes(bytes, 1_000_000, BT601_FULL);
+    const strips = decodeStrips(bytes);
+    for (const plane of ["y", "cb", "cr"] as const) expect(largestDifference(strips, reference, plane), plane).toBeLessThanOrEqual(2);
+  });
+
+  it("decodes the alpha plane's own image alongside", async () => {
+    const bytes = bytesOf(ALPHA_HEIC);
+    expect(readHeicLayout(bytes)?.alpha).toBeDefined();
+    const reference = await decodeHeicPlanes(bytes, 1_000_000, BT601_FULL);
+    expect(largestDifference(decodeStrips(bytes), reference, "alpha")).toBeLessThanOrEqual(2);
+  });
+
+  it("rounds 10-bit samples to 8 bits the way the libheif path does", async () => {
+    const bytes = bytesOf(TEN_BIT_HEIC);
+    const reference = await decodeHeicPlanes(bytes, 1_000_000, BT601_FULL);
+    const strips = decodeStrips(bytes);
+    for (const plane of ["y", "cb", "cr"] as const) expect(largestDifference(strips, reference, plane), plane).toBeLessThanOrEqual(2);
+  });
+});
