@@ -8,7 +8,7 @@ import { readHeicLayout } from "../../src/codecs/heic-layout.ts";
 import { heicStrips, tilesDecodable } from "../../src/codecs/heic-tiles.ts";
 import { HevcDecoder } from "../../src/codecs/hevc.ts";
 import type { PlaneStrip, SamplePlane, YCbCrImage } from "../../src/codecs/native.ts";
-import { ALPHA_HEIC, QUADRANTS_HEIC, TEN_BIT_HEIC } from "../fixtures/heic.ts";
+import { ALPHA_HEIC, GRID_ALPHA_HEIC, GRID_HEIC, GRID_TURNED_HEIC, QUADRANTS_HEIC, TEN_BIT_HEIC } from "../fixtures/heic.ts";
 
 const bytesOf = (base64: string) => new Uint8Array(Buffer.from(base64, "base64"));
 const BT601_FULL = { kr: 0.299, kb: 0.114, fullRange: true };
@@ -64,5 +64,28 @@ describe("HEIC through our HEVC decoder", () => {
     const reference = await decodeHeicPlanes(bytes, 1_000_000, BT601_FULL);
     const strips = decodeStrips(bytes);
     for (const plane of ["y", "cb", "cr"] as const) expect(largestDifference(strips, reference, plane), plane).toBeLessThanOrEqual(2);
+  });
+
+  it("decodes a grid a row of tiles at a time, cut to the grid's output size", async () => {
+    const bytes = bytesOf(GRID_HEIC);
+    const layout = readHeicLayout(bytes)!;
+    expect({ ...layout.image, tiles: layout.image.tiles.length }).toEqual({ width: 120, height: 100, columns: 2, rows: 2, tileWidth: 64, tileHeight: 64, tiles: 4 });
+    const reference = await decodeHeicPlanes(bytes, 1_000_000, BT601_FULL);
+    const strips = decodeStrips(bytes);
+    expect(strips.map((s) => s.height)).toEqual([64, 36]);
+    for (const plane of ["y", "cb", "cr"] as const) expect(largestDifference(strips, reference, plane), plane).toBeLessThanOrEqual(2);
+  });
+
+  it("decodes a grid's alpha grid tile by tile with the colour", async () => {
+    const bytes = bytesOf(GRID_ALPHA_HEIC);
+    const reference = await decodeHeicPlanes(bytes, 1_000_000, BT601_FULL);
+    expect(reference.alpha).toBeDefined();
+    const strips = decodeStrips(bytes);
+    expect(largestDifference(strips, reference, "alpha")).toBeLessThanOrEqual(2);
+    expect(largestDifference(strips, reference, "y")).toBeLessThanOrEqual(2);
+  });
+
+  it("reads a grid's irot as quarter turns", () => {
+    expect(readHeicLayout(bytesOf(GRID_TURNED_HEIC))?.turns).toBe(1);
   });
 });
