@@ -2,8 +2,8 @@
 // one HEVC image, or a `grid` of them (what phones write: 512x512 tiles), each tile with its
 // decoder configuration (hvcC) and data; the alpha plane's image when there is one, coded the
 // same way; the turn (irot). Null for what this reader leaves to libheif (heic.ts): overlays,
-// mirrors, crops, premultiplied alpha, tiles of odd or unequal sizes, an alpha plane laid out
-// unlike the colour image.
+// mirrors, crops, premultiplied alpha, chroma other than 4:2:0, tiles of odd or unequal sizes,
+// an alpha plane laid out unlike the colour image.
 
 import { invalidImage } from "./bytes.ts";
 import { type HeifItem, type HeifItems, itemData, readHeifItems } from "./heif-items.ts";
@@ -43,7 +43,7 @@ export function readHeicLayout(bytes: Uint8Array): HeicLayout | null {
   const primary = file.items.get(file.primary);
   if (!primary) throw invalidImage("The HEIC's primary item is not in its item list.");
   if (primary.properties.some((p) => TRANSFORMS_LEFT_TO_LIBHEIF.has(p.type))) return null;
-  const image = tiledImage(file, primary);
+  const image = tiledImage(file, primary, true);
   if (!image) return null;
   const irot = property(primary, "irot");
   const turns = irot ? file.reader.u8(irot.start) & 3 : 0;
@@ -52,7 +52,7 @@ export function readHeicLayout(bytes: Uint8Array): HeicLayout | null {
   const alphaItem = alphaItems.find((item) => item && isAlpha(file, item));
   if (alphaItem) {
     if (file.references.some((ref) => ref.type === "prem" && ref.from === primary.id)) return null;
-    const alpha = tiledImage(file, alphaItem);
+    const alpha = tiledImage(file, alphaItem, false);
     if (!alpha || !sameLayout(alpha, image)) return null;
     layout.alpha = alpha;
   }
@@ -63,9 +63,12 @@ function property(item: HeifItem, type: string): Box | undefined {
   return item.properties.find((p) => p.type === type);
 }
 
+/** An alpha auxiliary image; a type string without its NUL is malformed (libheif refuses it too). */
 function isAlpha(file: HeifItems, item: HeifItem): boolean {
   const auxC = property(item, "auxC");
-  return auxC !== undefined && ALPHA_URNS.has(auxiliaryType(file.reader, auxC));
+  if (!auxC) return false;
+  if (!file.reader.slice(auxC.start + 4, Math.max(0, auxC.end - auxC.start - 4)).includes(0)) throw invalidImage("The HEIC's auxiliary image type is not NUL-terminated.");
+  return ALPHA_URNS.has(auxiliaryType(file.reader, auxC));
 }
 
 function sameLayout(a: TiledImage, b: TiledImage): boolean {
@@ -78,17 +81,21 @@ function size(file: HeifItems, item: HeifItem): { width: number; height: number 
   return ispe ? { width: file.reader.u32(ispe.start + 4), height: file.reader.u32(ispe.start + 8) } : null;
 }
 
-/** A coded image item as a tile, or null when it is not HEVC or has no hvcC. */
-function codedTile(file: HeifItems, item: HeifItem | undefined): CodedTile | null {
+/**
+ * A coded image item as a tile, or null when it is not HEVC, has no hvcC, or (a colour image)
+ * its hvcC's chroma_format_idc (byte 16, low two bits) says other than 4:2:0.
+ */
+function codedTile(file: HeifItems, item: HeifItem | undefined, colour: boolean): CodedTile | null {
   const hvcC = item && item.type === "hvc1" ? property(item, "hvcC") : undefined;
-  if (!item || !hvcC) return null;
+  if (!item || !hvcC || hvcC.end - hvcC.start < 23) return null;
+  if (colour && (file.reader.u8(hvcC.start + 16) & 3) !== 1) return null;
   return { hvcc: file.reader.slice(hvcC.start, hvcC.end - hvcC.start), data: () => itemData(file, item) };
 }
 
 /** An hvc1 item as a one-tile image, a grid item as its tiles; null for anything else. */
-function tiledImage(file: HeifItems, item: HeifItem): TiledImage | null {
+function tiledImage(file: HeifItems, item: HeifItem, colour: boolean): TiledImage | null {
   if (item.type === "hvc1") {
-    const tile = codedTile(file, item);
+    const tile = codedTile(file, item, colour);
     const dims = size(file, item);
     if (!tile || !dims) return null;
     return evenTiles({ ...dims, columns: 1, rows: 1, tileWidth: dims.width, tileHeight: dims.height, tiles: [tile] });
@@ -106,7 +113,7 @@ function tiledImage(file: HeifItems, item: HeifItem): TiledImage | null {
   const ids = file.references.find((ref) => ref.type === "dimg" && ref.from === item.id)?.to ?? [];
   if (ids.length !== rows * columns) throw invalidImage("The HEIC's image grid does not reference one image per cell.");
   const items = ids.map((id) => file.items.get(id));
-  const tiles = items.map((tile) => codedTile(file, tile));
+  const tiles = items.map((tile) => codedTile(file, tile, colour));
   const sizes = items.map((tile) => tile && size(file, tile));
   const first = sizes[0];
   if (tiles.some((t) => !t) || !first || sizes.some((s) => !s || s.width !== first.width || s.height !== first.height)) return null;

@@ -1,24 +1,27 @@
 // A HEIC's primary image decoded by our HEVC module (hevc.ts) one row of tiles at a time, as
 // strips of YCbCr 4:2:0 planes for the encoders (native.ts encodePlaneStrips): only one strip
 // (a row of 512-pixel tiles: about 3 MB for a 12 MP photo) and one tile's picture exist at
-// once. A single-image file is one strip, lent in place from the decoder's memory when 8-bit.
+// once.
 
 import { invalidImage } from "./bytes.ts";
 import type { CodedTile, HeicLayout, TiledImage } from "./heic-layout.ts";
-import { HevcChroma, type HevcDecoder, type HevcPicture, type HevcPlane } from "./hevc.ts";
-import type { PlaneStrip, SamplePlane } from "./native.ts";
+import { copyEight, HevcChroma, HevcDecoder, type HevcPicture, type HevcPlane } from "./hevc.ts";
+import { encodePlaneStrips, type NativeTarget, type PlanesEncoding, type PlaneStrip } from "./native.ts";
 
 /**
- * Decodes the first tile to learn what the file's pictures are: false for what the strips do
- * not produce (4:2:2, 4:4:4 or monochrome colour, or a tile of another size than declared), so
- * the caller can leave the file to libheif before anything is encoded.
+ * The primary image encoded as `target` from our HEVC decoder's tiles. A grid goes a row of
+ * tiles at a time into the encoder. A single image is copied out whole (1.5 bytes a pixel) and
+ * its decoder dropped before the encoder starts: libde265 holds about 4 bytes a pixel for one
+ * whole picture (the picture, a copy for its SAO filter, per-block metadata).
  */
-export function tilesDecodable(decoder: HevcDecoder, layout: HeicLayout): boolean {
-  const { image } = layout;
-  const picture = decoder.decode(image.tiles[0]!.hvcc, image.tiles[0]!.data(), image.tileWidth, image.tileHeight);
-  const fits = picture.chroma === HevcChroma.Yuv420 && sized(picture.planes[0]!, image);
-  decoder.release();
-  return fits;
+export async function encodeHeicTiles(layout: HeicLayout, encoding: PlanesEncoding, target: NativeTarget, quality: number): Promise<{ bytes: Uint8Array; width: number; height: number }> {
+  const { width, height } = layout.image;
+  const image = { kr: encoding.kr, kb: encoding.kb, fullRange: encoding.fullRange, width, height, alpha: layout.alpha !== undefined };
+  if (layout.image.tiles.length > 1) return { bytes: encodePlaneStrips(image, heicStrips(new HevcDecoder(), layout), target, quality), width, height };
+  const whole = [...heicStrips(new HevcDecoder(), layout)];
+  // A turn of the event loop: the decoder's instance can be collected before the encoder grows.
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  return { bytes: encodePlaneStrips(image, whole, target, quality), width, height };
 }
 
 function sized(plane: HevcPlane, image: TiledImage): boolean {
@@ -36,13 +39,6 @@ export function* heicStrips(decoder: HevcDecoder, layout: HeicLayout): Generator
     const chromaHeight = (height + 1) >> 1;
     for (let column = 0; column < image.columns; column++) {
       const picture = decodeTile(decoder, image.tiles[row * image.columns + column]!, image, true);
-      if (image.tiles.length === 1 && !alpha && picture.planes.every((p) => p.bits === 8)) {
-        // One 8-bit picture: lent as it is, no copy.
-        const [y, cb, cr] = picture.planes.map((p) => ({ data: p.data, stride: p.stride })) as [SamplePlane, SamplePlane, SamplePlane];
-        yield { height, y, cb, cr };
-        decoder.release();
-        return;
-      }
       if (strip?.height !== height) strip = emptyStrip(image.width, chromaWidth, height, alpha !== undefined);
       const left = column * image.tileWidth;
       const width = Math.min(image.tileWidth, image.width - left);
@@ -79,22 +75,4 @@ function decodeTile(decoder: HevcDecoder, tile: CodedTile, image: TiledImage, co
   if (!luma || !sized(luma, image)) throw invalidImage("A tile of the HEIC decodes to another size than its grid declares.");
   if (colour && picture.chroma !== HevcChroma.Yuv420) throw invalidImage("The HEIC's tiles are not all sampled alike.");
   return picture;
-}
-
-/**
- * Copies `width` x `rows` samples of a decoded plane into `to` at column `left`, as 8-bit
- * samples: deeper ones (two bytes each, little-endian) rounded to 8 bits.
- */
-export function copyEight(from: Pick<HevcPlane, "data" | "stride" | "bits">, to: SamplePlane, left: number, width: number, rows: number): void {
-  const { data, stride, bits } = from;
-  if (bits <= 8) {
-    for (let y = 0; y < rows; y++) to.data.set(data.subarray(y * stride, y * stride + width), y * to.stride + left);
-    return;
-  }
-  const shift = bits - 8;
-  const half = 1 << (shift - 1);
-  for (let y = 0; y < rows; y++) {
-    const out = y * to.stride + left;
-    for (let x = 0, at = y * stride; x < width; x++, at += 2) to.data[out + x] = Math.min(255, ((data[at]! | (data[at + 1]! << 8)) + half) >> shift);
-  }
 }

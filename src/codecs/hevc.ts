@@ -8,7 +8,7 @@
 
 import { invalidImage } from "./bytes.ts";
 import nativeHevc from "./native/pixelgate-hevc.wasm";
-import { NativeFailure, wasiStubs } from "./native.ts";
+import { NativeFailure, type SamplePlane, wasiStubs } from "./native.ts";
 
 interface HevcExports {
   memory: WebAssembly.Memory;
@@ -112,5 +112,23 @@ export class HevcDecoder {
       if (error instanceof NativeFailure || error instanceof WebAssembly.RuntimeError) return HevcStatus.Invalid;
       throw error;
     }
+  }
+}
+
+/**
+ * Copies `width` x `rows` samples of a decoded plane into `to` at column `left`, as 8-bit
+ * samples: deeper ones (two bytes each, little-endian) rounded to 8 bits.
+ */
+export function copyEight(from: Pick<HevcPlane, "data" | "stride" | "bits">, to: SamplePlane, left: number, width: number, rows: number): void {
+  const { data, stride, bits } = from;
+  if (bits <= 8) {
+    for (let y = 0; y < rows; y++) to.data.set(data.subarray(y * stride, y * stride + width), y * to.stride + left);
+    return;
+  }
+  const shift = bits - 8;
+  const half = 1 << (shift - 1);
+  for (let y = 0; y < rows; y++) {
+    const out = y * to.stride + left;
+    for (let x = 0, at = y * stride; x < width; x++, at += 2) to.data[out + x] = Math.min(255, ((data[at]! | (data[at + 1]! << 8)) + half) >> shift);
   }
 }

@@ -32,6 +32,10 @@ const NATIVE_BYTES_PER_PIXEL = {
   // out of it; the encoder comes after libheif is gone and needs less.
   heic: { webp: 6.2, jpeg: 6.2 },
   heicAlpha: { webp: 25.5, jpeg: 8.7 },
+  // Our HEVC decoder (heic-tiles.ts): one tile's picture and one row of tiles at a time next
+  // to the encoder's memory.
+  heicTiles: { webp: 6.2, jpeg: 6.2 },
+  heicTilesAlpha: { webp: 25.5, jpeg: 8.7 },
 } as const;
 
 /** Whether a PNG carries alpha (a colour type with alpha, or a tRNS chunk) or is interlaced. */
@@ -104,6 +108,6 @@ export function webpBytesPerPixel({ lossless, alpha }: WebpLayout, to: NativeEnc
 }
 
 /** A HEIC's YCbCr planes to WebP or JPEG. */
-export function heicBytesPerPixel(alpha: boolean, to: NativeEncoderTarget): number {
-  return NATIVE_BYTES_PER_PIXEL[alpha ? "heicAlpha" : "heic"][to];
+export function heicBytesPerPixel(alpha: boolean, to: NativeEncoderTarget, tiles = false): number {
+  return NATIVE_BYTES_PER_PIXEL[tiles ? (alpha ? "heicTilesAlpha" : "heicTiles") : alpha ? "heicAlpha" : "heic"][to];
 }

@@ -1,5 +1,6 @@
 import type { ImageFormat, InputFormat } from "./formats.ts";
 import { heicEncoding } from "./heic.ts";
+import { readHeicLayout, type HeicLayout } from "./heic-layout.ts";
 import { readJpegFrame } from "./jpeg.ts";
 import { readOrientation, type Orientation } from "./orientation.ts";
 import type { PlanesEncoding } from "./native.ts";
@@ -15,7 +16,7 @@ import { readWebpLayout } from "./webp.ts";
 export type NativeRoute =
   | { input: "jpeg"; bytesPerPixel: number; orientation: Orientation }
   | { input: "png" | "webp"; bytesPerPixel: number }
-  | { input: "heic"; bytesPerPixel: number; encoding: PlanesEncoding };
+  | { input: "heic"; bytesPerPixel: number; encoding: PlanesEncoding; tiles: HeicLayout | null };
 
 /** Targets the native encoders write: WebP, JPEG, a TIFF around a baseline JPEG, and PNG. */
 const ENCODER_TARGET: Partial<Record<ImageFormat, NativeEncoderTarget>> = { webp: "webp", jpeg: "jpeg", tiff: "jpeg" };
@@ -51,9 +52,25 @@ export function nativeRoute(bytes: Uint8Array, input: InputFormat, target: Image
   }
   if (input === "heic") {
     const encoding = encoder ? heicEncoding(bytes) : null;
-    return encoding && encoder ? { input, encoding, bytesPerPixel: heicBytesPerPixel(encoding.alpha, encoder) } : null;
+    if (!encoding || !encoder) return null;
+    const tiles = heicTiles(bytes);
+    return { input, encoding, tiles, bytesPerPixel: heicBytesPerPixel(encoding.alpha, encoder, tiles !== null) };
   }
   return null;
+}
+
+/**
+ * The layout our HEVC decoder streams a row of tiles at a time (heic-tiles.ts), or null for
+ * libheif: a file this reader does not follow, or finds broken, is left to libheif, which
+ * answered for every HEIC before and keeps its own verdicts. Not yet streamed: a turned image.
+ */
+function heicTiles(bytes: Uint8Array): HeicLayout | null {
+  try {
+    const layout = readHeicLayout(bytes);
+    return layout && layout.turns === 0 ? layout : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Bytes per pixel of the native path for this file and target, or null for the general path. */
