@@ -67,6 +67,8 @@ typedef struct {
 void pg_jpeg_start(PgJpegEncoder *e, int width, int height, J_COLOR_SPACE input, int quality);
 void pg_jpeg_finish(PgJpegEncoder *e);
 void pg_jpeg_write_planes(j_compress_ptr co, const PgPlanes *p, int width, int rows);
+// Bands of planes placed into a whole picture oriented by EXIF orientation 1-8 (planes_orient.c).
+void pg_orient_band(const PgPlanes *band, const uint8_t *alpha, int w, int h, int first, int n, int orientation, const PgPlanes *to, uint8_t *to_alpha, int alpha_stride);
 uint8_t *pg_raster_begin(int target_is_webp, int w, int h, int has_alpha, int quality, int batch_rows);
 void pg_raster_rows(int n);
 int pg_raster_end(void);

@@ -5,6 +5,7 @@
 
 import { invalidImage } from "./bytes.ts";
 import type { CodedTile, HeicLayout, TiledImage } from "./heic-layout.ts";
+import type { Orientation } from "./orientation.ts";
 import { copyEight, HevcChroma, HevcDecoder, type HevcPicture, type HevcPlane } from "./hevc.ts";
 import { encodePlaneStrips, type NativeTarget, type PlanesEncoding, type PlaneStrip } from "./native.ts";
 
@@ -16,13 +17,21 @@ import { encodePlaneStrips, type NativeTarget, type PlanesEncoding, type PlaneSt
  */
 export async function encodeHeicTiles(layout: HeicLayout, encoding: PlanesEncoding, target: NativeTarget, quality: number): Promise<{ bytes: Uint8Array; width: number; height: number }> {
   const { width, height } = layout.image;
-  const image = { kr: encoding.kr, kb: encoding.kb, fullRange: encoding.fullRange, width, height, alpha: layout.alpha !== undefined };
-  if (layout.image.tiles.length > 1) return { bytes: encodePlaneStrips(image, heicStrips(new HevcDecoder(), layout), target, quality), width, height };
+  const orientation = IROT_ORIENTATION[layout.turns]!;
+  const image = { kr: encoding.kr, kb: encoding.kb, fullRange: encoding.fullRange, width, height, alpha: layout.alpha !== undefined, orientation };
+  const shown = layout.turns % 2 === 1 ? { width: height, height: width } : { width, height };
+  if (layout.image.tiles.length > 1) return { bytes: encodePlaneStrips(image, heicStrips(new HevcDecoder(), layout), target, quality), ...shown };
   const whole = [...heicStrips(new HevcDecoder(), layout)];
   // A turn of the event loop: the decoder's instance can be collected before the encoder grows.
   await new Promise((resolve) => setTimeout(resolve, 0));
-  return { bytes: encodePlaneStrips(image, whole, target, quality), width, height };
+  return { bytes: encodePlaneStrips(image, whole, target, quality), ...shown };
 }
+
+/**
+ * irot's quarter turns anticlockwise as the EXIF orientation that shows the picture the same
+ * way: 90 degrees anticlockwise is EXIF 8, 180 is 3, 270 (a quarter clockwise) is 6.
+ */
+const IROT_ORIENTATION: Orientation[] = [1, 8, 3, 6];
 
 function sized(plane: HevcPlane, image: TiledImage): boolean {
   return plane.width === image.tileWidth && plane.height === image.tileHeight;

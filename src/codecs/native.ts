@@ -46,6 +46,7 @@ interface NativeExports {
   pg_webp_to_jpeg(data: number, size: number, width: number, height: number, quality: number): number;
   pg_planes_begin(webp: number, width: number, height: number, alpha: number, quality: number, batchRows: number, kr: number, kb: number, fullRange: number): number;
   pg_planes_rows(rows: number): void;
+  pg_planes_orientation(orientation: number): void;
   pg_planes_end(): number;
   pg_to_png(input: number, data: number, size: number, width: number, height: number, orientation: number, quality: number): number;
   pg_jpeg_baseline(on: number): void;
@@ -286,12 +287,20 @@ export function encodePlanes(image: YCbCrImage, target: NativeTarget, quality: n
 /**
  * Encodes an image that arrives as strips of rows (a HEIC decoded a row of tiles at a time:
  * heic-tiles.ts), each copied into WASM memory in bands and released before the next is made.
+ * `width` and `height` are the strips' (before `orientation` turns them).
  */
-export function encodePlaneStrips(image: PlanesEncoding & { width: number; height: number; alpha: boolean }, strips: Iterable<PlaneStrip>, target: NativeTarget, quality: number): Uint8Array {
+export function encodePlaneStrips(
+  image: PlanesEncoding & { width: number; height: number; alpha: boolean; orientation?: Orientation },
+  strips: Iterable<PlaneStrip>,
+  target: NativeTarget,
+  quality: number,
+): Uint8Array {
   const { width, height, alpha } = image;
   const chromaWidth = (width + 1) >> 1;
   const batch = RASTER_BATCH_ROWS;
   const out = runNative(target, (native) => {
+    // Turned or mirrored (a HEIC's irot), the rows are placed into a whole oriented picture.
+    native.pg_planes_orientation(image.orientation ?? 1);
     const band = native.pg_planes_begin(target === "webp" ? 1 : 0, width, height, alpha ? 1 : 0, quality, batch, image.kr, image.kb, image.fullRange ? 1 : 0);
     if (band === 0) throw new NativeFailure(NativeStatus.NoMemory);
     for (const strip of strips) {

@@ -62,12 +62,11 @@ export function nativeRoute(bytes: Uint8Array, input: InputFormat, target: Image
 /**
  * The layout our HEVC decoder streams a row of tiles at a time (heic-tiles.ts), or null for
  * libheif: a file this reader does not follow, or finds broken, is left to libheif, which
- * answered for every HEIC before and keeps its own verdicts. Not yet streamed: a turned image.
+ * answered for every HEIC before and keeps its own verdicts.
  */
 function heicTiles(bytes: Uint8Array): HeicLayout | null {
   try {
-    const layout = readHeicLayout(bytes);
-    return layout && layout.turns === 0 ? layout : null;
+    return readHeicLayout(bytes);
   } catch {
     return null;
   }
