@@ -116,19 +116,19 @@ export class HevcDecoder {
 }
 
 /**
- * Copies `width` x `rows` samples of a decoded plane into `to` at column `left`, as 8-bit
+ * Copies `width` x `rows` samples of a decoded plane into `to`, its first at offset `at`, as 8-bit
  * samples: deeper ones (two bytes each, little-endian) rounded to 8 bits.
  */
-export function copyEight(from: Pick<HevcPlane, "data" | "stride" | "bits">, to: SamplePlane, left: number, width: number, rows: number): void {
+export function copyEight(from: Pick<HevcPlane, "data" | "stride" | "bits">, to: SamplePlane, at: number, width: number, rows: number): void {
   const { data, stride, bits } = from;
   if (bits <= 8) {
-    for (let y = 0; y < rows; y++) to.data.set(data.subarray(y * stride, y * stride + width), y * to.stride + left);
+    for (let y = 0; y < rows; y++) to.data.set(data.subarray(y * stride, y * stride + width), y * to.stride + at);
     return;
   }
   const shift = bits - 8;
   const half = 1 << (shift - 1);
   for (let y = 0; y < rows; y++) {
-    const out = y * to.stride + left;
+    const out = y * to.stride + at;
     for (let x = 0, at = y * stride; x < width; x++, at += 2) to.data[out + x] = Math.min(255, ((data[at]! | (data[at + 1]! << 8)) + half) >> shift);
   }
 }

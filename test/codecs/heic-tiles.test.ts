@@ -15,6 +15,13 @@ import type { RasterImage } from "../../src/codecs/formats.ts";
 import { ALPHA_HEIC, GRID_ALPHA_HEIC, GRID_HEIC, GRID_TURNED_HEIC, QUADRANTS_HEIC, TEN_BIT_HEIC, TURNED_HEIC } from "../fixtures/heic.ts";
 
 const bytesOf = (base64: string) => new Uint8Array(Buffer.from(base64, "base64"));
+
+/** The file with its irot angle (quarter turns anticlockwise) rewritten. */
+function withTurns(base64: string, turns: number): string {
+  const bytes = Buffer.from(base64, "base64");
+  bytes[bytes.indexOf("irot") + 4] = turns;
+  return bytes.toString("base64");
+}
 const BT601_FULL = { kr: 0.299, kb: 0.114, fullRange: true };
 
 /** The largest difference between our strips and libheif's planes, over every sample of `plane`. */
@@ -102,7 +109,9 @@ describe("HEIC through our HEVC decoder", () => {
   describe("recoded as WebP and JPEG, against libheif's RGB decode", () => {
     const cases = [
       ["a grid", GRID_HEIC, 4, [120, 100]],
-      ["a grid turned by irot", GRID_TURNED_HEIC, 4, [100, 120]],
+      ["a grid turned by irot (a quarter anticlockwise)", GRID_TURNED_HEIC, 4, [100, 120]],
+      ["a grid turned by irot (a half)", withTurns(GRID_TURNED_HEIC, 2), 4, [120, 100]],
+      ["a grid turned by irot (a quarter clockwise)", withTurns(GRID_TURNED_HEIC, 3), 4, [100, 120]],
       ["a single image turned by irot", TURNED_HEIC, 1, [48, 64]],
       ["a grid with alpha", GRID_ALPHA_HEIC, 4, [120, 100]],
     ] as const;
