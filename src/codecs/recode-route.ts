@@ -54,7 +54,8 @@ export function nativeRoute(bytes: Uint8Array, input: InputFormat, target: Image
     const encoding = encoder ? heicEncoding(bytes) : null;
     if (!encoding || !encoder) return null;
     const tiles = heicTiles(bytes);
-    return { input, encoding, tiles, bytesPerPixel: heicBytesPerPixel(encoding.alpha, encoder, tiles !== null) };
+    const kind = tiles && (tiles.image.tiles.length > 1 ? "grid" : "single");
+    return { input, encoding, tiles, bytesPerPixel: heicBytesPerPixel(encoding.alpha, encoder, kind) };
   }
   return null;
 }
