@@ -69,6 +69,8 @@ void pg_jpeg_finish(PgJpegEncoder *e);
 void pg_jpeg_write_planes(j_compress_ptr co, const PgPlanes *p, int width, int rows);
 // Rows of YCbCr 4:2:0 planes (matrix kr, kb; range) as RGBA (planes_sink.c).
 void pg_planes_rgba(const PgPlanes *in, const uint8_t *alpha, int width, int rows, double kr, double kb, int full_range, uint8_t *rgba);
+// Bands of planes placed into a whole picture oriented by EXIF orientation 1-8 (planes_orient.c).
+void pg_orient_band(const PgPlanes *band, const uint8_t *alpha, int w, int h, int first, int n, int orientation, const PgPlanes *to, uint8_t *to_alpha, int alpha_stride);
 uint8_t *pg_raster_begin(int target_is_webp, int w, int h, int has_alpha, int quality, int batch_rows);
 void pg_raster_rows(int n);
 int pg_raster_end(void);

@@ -71,6 +71,14 @@ static int width, height, chroma_width, has_alpha, next_row, batch;
 static uint8_t *band; // batch luma rows, batch/2 Cb rows, batch/2 Cr rows, then batch alpha rows
 static CodeMap map;
 static PgBandEncoder encoder;
+// EXIF orientation of the output (a HEIC's irot), set before pg_planes_begin; 1 leaves the rows
+// as they come. Turned or mirrored, the rows go into the WebPPicture at their oriented place,
+// or for JPEG into `oriented`, whole YCbCr planes written to the encoder at the end.
+static int orientation = 1;
+static PgPlanes oriented;
+static uint8_t *oriented_data;
+
+void pg_planes_orientation(int o) { orientation = o >= 1 && o <= 8 ? o : 1; }
 
 // Starts an encode of a width x height image whose planes use the matrix (kr, kb) and range
 // given; returns the band buffer JS fills (layout above; batch_rows even), or 0.
@@ -86,7 +94,17 @@ uint8_t *pg_planes_begin(int webp, int w, int h, int alpha, int quality, int bat
   code_map(&map, &from, &to);
   band = malloc((size_t)w * batch_rows * (alpha ? 2 : 1) + (size_t)chroma_width * batch_rows);
   if (!band) return 0;
-  return pg_band_encoder_begin(&encoder, webp, w, h, alpha, quality, JCS_YCbCr) ? band : 0;
+  int flip_x, flip_y, turned;
+  pg_orientation_bits(orientation, &flip_x, &flip_y, &turned);
+  int out_w = turned ? h : w, out_h = turned ? w : h;
+  if (orientation != 1 && !webp) {
+    int cw = (out_w + 1) / 2, ch = (out_h + 1) / 2;
+    oriented_data = malloc((size_t)out_w * out_h + 2 * (size_t)cw * ch);
+    if (!oriented_data) return 0;
+    PgPlanes p = {oriented_data, oriented_data + (size_t)out_w * out_h, oriented_data + (size_t)out_w * out_h + (size_t)cw * ch, out_w, cw};
+    oriented = p;
+  }
+  return pg_band_encoder_begin(&encoder, webp, out_w, out_h, alpha, quality, JCS_YCbCr) ? band : 0;
 }
 
 // The band's planes, and where their converted samples go (the picture's planes at this row for
@@ -132,7 +150,17 @@ void pg_planes_rows(int n) {
   if (n <= 0 || n > batch || next_row + n > height || (n % 2 && next_row + n != height)) pg_fail(PG_INVALID);
   PgPlanes in = band_planes();
   uint8_t *alpha = has_alpha ? band + (size_t)width * batch + (size_t)chroma_width * batch : NULL;
-  if (encoder.webp) {
+  if (orientation != 1) {
+    // Converted in place (JPEG: alpha flattened), then placed.
+    convert_band(&in, &in, encoder.webp ? NULL : alpha, n);
+    if (encoder.webp) {
+      const WebPPicture *pic = &encoder.picture;
+      PgPlanes picture = {pic->y, pic->u, pic->v, pic->y_stride, pic->uv_stride};
+      pg_orient_band(&in, alpha, width, height, next_row, n, orientation, &picture, pic->a, pic->a_stride);
+    } else {
+      pg_orient_band(&in, NULL, width, height, next_row, n, orientation, &oriented, NULL, 0);
+    }
+  } else if (encoder.webp) {
     const WebPPicture *pic = &encoder.picture;
     size_t chroma_at = (size_t)(next_row / 2) * pic->uv_stride;
     PgPlanes out = {pic->y + (size_t)next_row * pic->y_stride, pic->u + chroma_at, pic->v + chroma_at, pic->y_stride, pic->uv_stride};
@@ -149,6 +177,11 @@ void pg_planes_rows(int n) {
 int pg_planes_end(void) {
   if (next_row != height) return PG_INVALID;
   free(band);
+  if (oriented_data) {
+    pg_jpeg_write_planes(&encoder.jpeg.co, &oriented, oriented.y_stride, encoder.jpeg.co.image_height);
+    free(oriented_data);
+    oriented_data = NULL;
+  }
   return pg_band_encoder_end(&encoder);
 }
 

@@ -17,11 +17,17 @@
 // - tenBit:    the quadrants at 10 bits a sample (from a 16-bit PNG).
 // - photo12:   a 4032x3024 picture (two gradients, a checker of four blocks) at quality 30:
 //              a 12 MP phone-sized HEIC that stays small (about 36 KB).
+// - grid:      a 120x100 picture (red rising left to right, green top to bottom, blue high in
+//              two opposite blocks) as a grid of 64x64 tiles, the way phones store photos
+//              (scripts/heic-grid.ts): the last row and column reach past the picture.
+// - gridAlpha: the same grid with an alpha grid (rows 28-31 of every tile row transparent).
+// - gridTurned: the grid with an irot of 90 degrees anticlockwise.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
+import { gridHeic } from "./heic-grid.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const OUT = path.join(ROOT, "test/fixtures/heic.ts");
@@ -62,6 +68,17 @@ function withRightHalfClear(rgb: Buffer, width: number, height: number): Buffer 
   for (let i = 0; i < width * height; i++) {
     rgb.copy(out, i * 4, i * 3, i * 3 + 3);
     out[i * 4 + 3] = i % width < width / 2 ? 255 : 0;
+  }
+  return out;
+}
+
+/** RGB rows as RGBA, rows 28-31 of every 64 fully transparent (one band in each grid tile row). */
+function withRowsClear(rgb: Buffer, width: number, height: number): Buffer {
+  const out = Buffer.alloc(width * height * 4);
+  for (let i = 0; i < width * height; i++) {
+    rgb.copy(out, i * 4, i * 3, i * 3 + 3);
+    const row = Math.floor(i / width) % 64;
+    out[i * 4 + 3] = row >= 28 && row < 32 ? 0 : 255;
   }
   return out;
 }
@@ -109,6 +126,12 @@ try {
   const alpha = await encode("alpha", raw(withRightHalfClear(quadrants(64, 48), 64, 48), 64, 48, 4), ["-q", "90"]);
   const bt709 = withNclx(quadrantsHeic, 1, false);
   const tenBit = await encode("ten-bit", raw(quadrants(64, 48), 64, 48, 3).toColourspace("rgb16"), ["-q", "90", "-b", "10"]);
+  const gridPixels = withRowsClear(gradients(120, 100), 120, 100);
+  const gridImage = () => raw(gridPixels, 120, 100, 4);
+  const tiles = { tileWidth: 64, tileHeight: 64, args: ["-q", "90"] };
+  const grid = await gridHeic(gridImage().removeAlpha(), 120, 100, tiles);
+  const gridAlpha = await gridHeic(gridImage(), 120, 100, tiles);
+  const gridTurned = await gridHeic(gridImage().removeAlpha(), 120, 100, { ...tiles, turns: 1 });
   const photo12 = await encode("photo12", raw(gradients(4032, 3024), 4032, 3024, 3), ["-q", "30"]);
   const lines = [
     "// Written by scripts/make-heic-fixtures.ts (heif-enc from libheif-examples); do not edit.",
@@ -118,10 +141,13 @@ try {
     `export const BT709_STUDIO_HEIC = "${bt709.toString("base64")}";`,
     `export const TEN_BIT_HEIC = "${tenBit.toString("base64")}";`,
     `export const PHOTO_12MP_HEIC = "${photo12.toString("base64")}";`,
+    `export const GRID_HEIC = "${grid.toString("base64")}";`,
+    `export const GRID_ALPHA_HEIC = "${gridAlpha.toString("base64")}";`,
+    `export const GRID_TURNED_HEIC = "${gridTurned.toString("base64")}";`,
     "",
   ];
   writeFileSync(OUT, lines.join("\n"));
-  console.log(`wrote ${path.relative(ROOT, OUT)} (${[quadrantsHeic, turned, alpha, bt709, tenBit, photo12].map((b) => b.length).join(", ")} bytes)`);
+  console.log(`wrote ${path.relative(ROOT, OUT)} (${[quadrantsHeic, turned, alpha, bt709, tenBit, photo12, grid, gridAlpha, gridTurned].map((b) => b.length).join(", ")} bytes)`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

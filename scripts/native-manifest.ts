@@ -3,7 +3,8 @@
 // flags, and the sha256 of each output. scripts/build-wasm.sh writes it after a build;
 // test/native/manifest.test.ts checks that the committed .wasm files are the ones it lists.
 //
-//   node scripts/native-manifest.ts write   (from build-wasm.sh: CFLAGS, LDFLAGS, EMCC_VERSION set)
+//   node scripts/native-manifest.ts write        (from build-wasm.sh: CFLAGS, LDFLAGS, EMCC_VERSION set)
+//   node scripts/native-manifest.ts write hevc   (from build-hevc-wasm.sh: its own section, "hevc")
 //   node scripts/native-manifest.ts check
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -13,7 +14,8 @@ const REPO = path.resolve(import.meta.dirname, "..");
 const MANIFEST = path.join(REPO, "native/manifest.json");
 const OUTPUT_DIR = "src/codecs/native";
 
-export interface NativeManifest {
+/** One build: its compiler, flags, source packages and outputs. */
+export interface NativeBuild {
   compiler: string;
   cflags: string;
   ldflags: string;
@@ -22,6 +24,17 @@ export interface NativeManifest {
   /** Repository path of each built .wasm to its size and sha256. */
   outputs: Record<string, { bytes: number; sha256: string }>;
 }
+
+/**
+ * The codec build at the top level; the HEVC decoder (scripts/build-hevc-wasm.sh) in a section
+ * of its own, which each build's `write` keeps as it found it.
+ */
+export interface NativeManifest extends NativeBuild {
+  hevc?: NativeBuild;
+}
+
+/** The output of the HEVC build; every other .wasm under OUTPUT_DIR is the codec build's. */
+const HEVC_OUTPUT = `${OUTPUT_DIR}/pixelgate-hevc.wasm`;
 
 function sha256(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex");
@@ -37,10 +50,10 @@ export function builtOutputs(): NativeManifest["outputs"] {
   return outputs;
 }
 
-/** native/sources.sha256 grouped by source package (file names are package_version...). */
-function sourcePackages(): NativeManifest["sources"] {
+/** A pin list (native/sources.sha256) grouped by source package (file names are package_version...). */
+function sourcePackages(pins = "native/sources.sha256"): NativeManifest["sources"] {
   const sources: NativeManifest["sources"] = {};
-  for (const line of readFileSync(path.join(REPO, "native/sources.sha256"), "utf8").split("\n")) {
+  for (const line of readFileSync(path.join(REPO, pins), "utf8").split("\n")) {
     const [hash, file] = line.trim().split(/\s+/);
     if (!hash || !file) continue;
     (sources[file.split("_")[0]!] ??= {})[file] = hash;
@@ -54,7 +67,8 @@ export function readManifest(): NativeManifest {
 
 /** Differences between the committed .wasm files and the manifest (empty: they match). */
 export function manifestMismatches(): string[] {
-  const listed = readManifest().outputs;
+  const manifest = readManifest();
+  const listed = { ...manifest.outputs, ...manifest.hevc?.outputs };
   const built = builtOutputs();
   const problems: string[] = [];
   for (const file of new Set([...Object.keys(listed), ...Object.keys(built)])) {
@@ -70,13 +84,17 @@ export function manifestMismatches(): string[] {
 if (import.meta.main) {
   const command = process.argv[2];
   if (command === "write") {
-    const manifest: NativeManifest = {
+    const hevc = process.argv[3] === "hevc";
+    const outputs = Object.entries(builtOutputs()).filter(([file]) => (file === HEVC_OUTPUT) === hevc);
+    const build: NativeBuild = {
       compiler: process.env.EMCC_VERSION ?? "unknown",
       cflags: process.env.CFLAGS ?? "",
       ldflags: process.env.LDFLAGS ?? "",
-      sources: sourcePackages(),
-      outputs: builtOutputs(),
+      sources: sourcePackages(hevc ? "native/hevc-sources.sha256" : "native/sources.sha256"),
+      outputs: Object.fromEntries(outputs),
     };
+    const previous = readManifest();
+    const manifest: NativeManifest = hevc ? { ...previous, hevc: build } : { ...build, ...(previous.hevc && { hevc: previous.hevc }) };
     writeFileSync(MANIFEST, `${JSON.stringify(manifest, null, 2)}\n`);
   } else if (command === "check") {
     const problems = manifestMismatches();

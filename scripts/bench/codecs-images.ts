@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
+import { gridHeic } from "../heic-grid.ts";
 // The same seeded generator the hostile-input corpus uses.
 import { prng } from "../../test/support/prng.ts";
 
@@ -172,7 +173,8 @@ export type InputKind = "jpeg" | "png" | "png-alpha" | "webp" | "webp-lossless" 
  * (quality 90, 4:2:0, baseline), an RGB PNG (as photos are saved) or an RGBA PNG for the
  * cut-out, a quality-80 WebP (lossy; lossless; lossy with alpha for the cut-out) and a
  * quality-50 AVIF. HEIC comes from Debian's heif-enc at quality 50 (sharp's libvips cannot
- * write HEVC): only where heif-enc is installed (HEIC_INPUT).
+ * write HEVC), laid out as phones write it, a grid of 512x512 tiles (scripts/heic-grid.ts):
+ * only where heif-enc is installed (HEIC_INPUT).
  */
 export async function encodeInput(kind: InputKind, opaque: Pixels, cutout: () => Pixels): Promise<Uint8Array> {
   const withAlpha = kind === "png-alpha" || kind === "webp-alpha";
@@ -196,20 +198,10 @@ export async function encodeInput(kind: InputKind, opaque: Pixels, cutout: () =>
     case "avif":
       return image.avif({ quality: 50, effort: 2 }).toBuffer();
     case "heic":
-      return heifEnc(await image.png({ compressionLevel: 1 }).toBuffer());
+      return gridHeic(image, source.width, source.height, { tileWidth: 512, tileHeight: 512, args: ["-q", "50"] });
   }
 }
 
 /** Whether heif-enc (apt-get install libheif-examples) is here to make the HEIC input. */
 export const HEIC_INPUT = spawnSync("heif-enc", ["--version"]).status === 0;
 
-function heifEnc(png: Buffer): Uint8Array {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "pixelgate-bench-heic-"));
-  try {
-    writeFileSync(path.join(dir, "in.png"), png);
-    execFileSync("heif-enc", ["-q", "50", "-o", path.join(dir, "in.heic"), path.join(dir, "in.png")], { stdio: "ignore" });
-    return readFileSync(path.join(dir, "in.heic"));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}

@@ -10,6 +10,7 @@ import heifFactory from "libheif-js/libheif-wasm/libheif.js";
 import heifWasm from "libheif-js/libheif-wasm/libheif.wasm";
 import { invalidImage } from "./bytes.ts";
 import type { RasterImage } from "./formats.ts";
+import { copyEight } from "./hevc.ts";
 import { ftypBrands, readPrimaryImage } from "./isobmff.ts";
 import type { PlanesEncoding, SamplePlane, YCbCrImage } from "./native.ts";
 import { instantiateCodec } from "./wasm.ts";
@@ -108,13 +109,9 @@ export async function decodeHeicPlanes(bytes: Uint8Array, maxPixels: number, enc
 function copyPlane(channel: HeifChannel): SamplePlane {
   const { data, stride, width, height, bits_per_pixel: bits } = channel;
   if (bits <= 8) return { data: packedRows(channel, width), stride: width };
-  const out = new Uint8Array(width * height);
-  const shift = bits - 8;
-  const half = 1 << (shift - 1);
-  for (let y = 0; y < height; y++) {
-    for (let x = 0, at = y * stride; x < width; x++, at += 2) out[y * width + x] = Math.min(255, ((data[at]! | (data[at + 1]! << 8)) + half) >> shift);
-  }
-  return { data: out, stride: width };
+  const out = { data: new Uint8Array(width * height), stride: width };
+  copyEight({ data, stride, bits }, out, 0, width, height);
+  return out;
 }
 
 /**

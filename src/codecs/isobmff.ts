@@ -16,14 +16,14 @@ export function ftypBrands(bytes: Uint8Array): string[] {
   return brands;
 }
 
-interface Box {
+export interface Box {
   type: string;
   /** First byte after the box header. */
   start: number;
   end: number;
 }
 
-function* boxes(r: ByteReader, label: string, start: number, end: number): Generator<Box> {
+export function* boxes(r: ByteReader, label: string, start: number, end: number): Generator<Box> {
   for (let offset = start; offset + 8 <= end; ) {
     let size = r.u32(offset);
     const type = r.ascii(offset + 4, 4);
@@ -40,19 +40,48 @@ function* boxes(r: ByteReader, label: string, start: number, end: number): Gener
   }
 }
 
-function child(r: ByteReader, label: string, parent: Box, type: string, fullBox = false): Box | undefined {
+export function child(r: ByteReader, label: string, parent: Box, type: string, fullBox = false): Box | undefined {
   for (const box of boxes(r, label, parent.start + (fullBox ? 4 : 0), parent.end)) if (box.type === type) return box;
   return undefined;
 }
 
 /** The auxiliary-type URNs of alpha planes: HEVC's, and the codec-independent one (MIAF). */
-const ALPHA_URNS = new Set(["urn:mpeg:hevc:2015:auxid:1", "urn:mpeg:mpegB:cicp:systems:auxiliary:alpha"]);
+export const ALPHA_URNS = new Set(["urn:mpeg:hevc:2015:auxid:1", "urn:mpeg:mpegB:cicp:systems:auxiliary:alpha"]);
 
 /** An auxC box's type URN: its NUL-terminated string, read no further than any URN we know. */
-function auxiliaryType(r: ByteReader, box: Box): string {
+export function auxiliaryType(r: ByteReader, box: Box): string {
   const length = Math.min(box.end - box.start - 4, 64);
   const text = length > 0 ? r.ascii(box.start + 4, length) : "";
   return text.split("\0")[0]!;
+}
+
+/** The item id a pitm box names. */
+export function primaryItem(r: ByteReader, pitm: Box): number {
+  return r.u8(pitm.start) === 0 ? r.u16(pitm.start + 4) : r.u32(pitm.start + 4);
+}
+
+/** Each item's properties (boxes of ipco, in `properties`), from an ipma box. */
+export function itemAssociations(r: ByteReader, ipma: Box, properties: Box[]): Map<number, Box[]> {
+  const version = r.u8(ipma.start);
+  const wideIndex = (r.u8(ipma.start + 3) & 1) === 1;
+  const items = new Map<number, Box[]>();
+  let at = ipma.start + 4;
+  const entries = r.u32(at);
+  at += 4;
+  for (let e = 0; e < entries; e++) {
+    const item = version < 1 ? r.u16(at) : r.u32(at);
+    at += version < 1 ? 2 : 4;
+    const count = r.u8(at++);
+    const associated: Box[] = [];
+    for (let k = 0; k < count; k++) {
+      const index = wideIndex ? r.u16(at) & 0x7fff : r.u8(at) & 0x7f;
+      at += wideIndex ? 2 : 1;
+      const property = properties[index - 1];
+      if (property) associated.push(property);
+    }
+    items.set(item, associated);
+  }
+  return items;
 }
 
 /** The primary image's size as stored (`ispe`), and whether a 90 or 270 degree `irot` turns it. */
@@ -80,31 +109,9 @@ export function readPrimaryImage(bytes: Uint8Array, label: string): PrimaryImage
   if (!iprp || !ipco) throw invalidImage(`The ${label} has no item properties.`);
   const properties = [...boxes(r, label, ipco.start, ipco.end)];
 
-  let associated: Box[] = [];
   const pitm = child(r, label, meta, "pitm", true);
   const ipma = child(r, label, iprp, "ipma");
-  if (pitm && ipma) {
-    const primary = r.u8(pitm.start) === 0 ? r.u16(pitm.start + 4) : r.u32(pitm.start + 4);
-    const version = r.u8(ipma.start);
-    const wideIndex = (r.u8(ipma.start + 3) & 1) === 1;
-    let at = ipma.start + 4;
-    const entries = r.u32(at);
-    at += 4;
-    for (let e = 0; e < entries; e++) {
-      const item = version < 1 ? r.u16(at) : r.u32(at);
-      at += version < 1 ? 2 : 4;
-      const count = r.u8(at++);
-      for (let k = 0; k < count; k++) {
-        const index = wideIndex ? r.u16(at) & 0x7fff : r.u8(at) & 0x7f;
-        at += wideIndex ? 2 : 1;
-        const property = properties[index - 1];
-        if (item === primary && property) associated.push(property);
-      }
-      if (item === primary) break;
-    }
-  } else {
-    associated = properties;
-  }
+  const associated = pitm && ipma ? (itemAssociations(r, ipma, properties).get(primaryItem(r, pitm)) ?? []) : properties;
   const ispe = associated.find((p) => p.type === "ispe");
   if (!ispe) throw invalidImage(`The ${label} has no image size (ispe) for its primary image.`);
   const irot = associated.find((p) => p.type === "irot");

@@ -46,6 +46,7 @@ interface NativeExports {
   pg_webp_to_jpeg(data: number, size: number, width: number, height: number, quality: number): number;
   pg_planes_begin(webp: number, width: number, height: number, alpha: number, quality: number, batchRows: number, kr: number, kb: number, fullRange: number): number;
   pg_planes_rows(rows: number): void;
+  pg_planes_orientation(orientation: number): void;
   pg_planes_end(): number;
   pg_to_png(input: number, data: number, size: number, width: number, height: number, orientation: number, quality: number): number;
   pg_planes_to_png(width: number, height: number, alpha: number, quality: number, kr: number, kb: number, fullRange: number): number;
@@ -56,7 +57,8 @@ interface NativeExports {
   pg_output_size(): number;
 }
 
-class NativeFailure extends Error {
+/** A status the module reported through pg_fail or proc_exit (the HEVC module shares it: hevc.ts). */
+export class NativeFailure extends Error {
   constructor(readonly status: number) {
     super(`native codec status ${status}`);
   }
@@ -64,7 +66,7 @@ class NativeFailure extends Error {
 
 /** WASI calls libc keeps references to; the binding silences every path that would reach them. */
 const ENOSYS = 52;
-const wasiStubs = {
+export const wasiStubs = {
   fd_write: () => ENOSYS,
   fd_seek: () => ENOSYS,
   fd_close: () => ENOSYS,
@@ -108,7 +110,7 @@ function instantiate(file?: Uint8Array, written?: Uint8Array[], placed?: PlacedF
       },
       pg_read_at: readAt,
       pg_read_planes: (band: number, first: number, rows: number, batch: number) => {
-        copyPlanesBand(planes!, new Uint8Array(exports!.memory.buffer), band, first, rows, batch);
+        copyPlanesBand(planes!, planes!.width, new Uint8Array(exports!.memory.buffer), band, first, rows, batch);
       },
       pg_write: (data: number, length: number) => {
         written?.push(new Uint8Array(exports!.memory.buffer, data, length).slice());
@@ -335,21 +337,49 @@ export interface YCbCrImage extends PlanesEncoding {
   alpha?: SamplePlane;
 }
 
+/** Rows of a YCbCr 4:2:0 image, top to bottom: `height` rows (even, but for the image's last strip). */
+export interface PlaneStrip {
+  height: number;
+  y: SamplePlane;
+  cb: SamplePlane;
+  cr: SamplePlane;
+  alpha?: SamplePlane;
+}
+
 /**
  * Encodes YCbCr 4:2:0 planes as WebP (alpha kept) or JPEG (flattened onto black), copying them
  * into WASM memory a band of rows at a time; the module converts matrix and range to what the
  * encoder takes (pg_planes_begin).
  */
 export function encodePlanes(image: YCbCrImage, target: NativeTarget, quality: number): Uint8Array {
+  return encodePlaneStrips({ ...image, alpha: image.alpha !== undefined }, [image], target, quality);
+}
+
+/**
+ * Encodes an image that arrives as strips of rows (a HEIC decoded a row of tiles at a time:
+ * heic-tiles.ts), each copied into WASM memory in bands and released before the next is made.
+ * `width` and `height` are the strips' (before `orientation` turns them).
+ */
+export function encodePlaneStrips(
+  image: PlanesEncoding & { width: number; height: number; alpha: boolean; orientation?: Orientation },
+  strips: Iterable<PlaneStrip>,
+  target: NativeTarget,
+  quality: number,
+): Uint8Array {
   const { width, height, alpha } = image;
   const batch = RASTER_BATCH_ROWS;
   const out = runNative(target, (native) => {
+    // Turned or mirrored (a HEIC's irot), the rows are placed into a whole oriented picture.
+    native.pg_planes_orientation(image.orientation ?? 1);
     const band = native.pg_planes_begin(target === "webp" ? 1 : 0, width, height, alpha ? 1 : 0, quality, batch, image.kr, image.kb, image.fullRange ? 1 : 0);
     if (band === 0) throw new NativeFailure(NativeStatus.NoMemory);
-    for (let row = 0; row < height; row += batch) {
-      // A fresh view each time: a memory growth replaces the buffer.
-      copyPlanesBand(image, new Uint8Array(native.memory.buffer), band, row, Math.min(batch, height - row), batch);
-      native.pg_planes_rows(Math.min(batch, height - row));
+    for (const strip of strips) {
+      for (let row = 0; row < strip.height; row += batch) {
+        const n = Math.min(batch, strip.height - row);
+        // A fresh view each time: a memory growth replaces the buffer.
+        copyPlanesBand(alpha ? strip : { ...strip, alpha: undefined }, width, new Uint8Array(native.memory.buffer), band, row, n, batch);
+        native.pg_planes_rows(n);
+      }
     }
     return native.pg_planes_end();
   });
@@ -358,17 +388,17 @@ export function encodePlanes(image: YCbCrImage, target: NativeTarget, quality: n
 }
 
 /**
- * Copies rows [row, row + n) of the image's planes (chroma: their (n + 1) / 2 rows) into the band
- * at `band` of `memory`, laid out for `batch` rows: luma, Cb, Cr, then alpha (native/planes_sink.c).
+ * Copies rows [row, row + n) of `planes` (`width` wide; chroma: their (n + 1) / 2 rows) into the
+ * band at `band` of `memory`, laid out for `batch` rows: luma, Cb, Cr, then alpha
+ * (native/planes_sink.c).
  */
-function copyPlanesBand(image: YCbCrImage, memory: Uint8Array, band: number, row: number, n: number, batch: number): void {
-  const { width, alpha } = image;
+function copyPlanesBand(planes: Omit<PlaneStrip, "height">, width: number, memory: Uint8Array, band: number, row: number, n: number, batch: number): void {
   const chromaWidth = (width + 1) >> 1;
   const parts: [SamplePlane | undefined, number, number, number][] = [
-    [image.y, 0, width, 1],
-    [image.cb, width * batch, chromaWidth, 2],
-    [image.cr, width * batch + (chromaWidth * batch) / 2, chromaWidth, 2],
-    [alpha, width * batch + chromaWidth * batch, width, 1],
+    [planes.y, 0, width, 1],
+    [planes.cb, width * batch, chromaWidth, 2],
+    [planes.cr, width * batch + (chromaWidth * batch) / 2, chromaWidth, 2],
+    [planes.alpha, width * batch + chromaWidth * batch, width, 1],
   ];
   for (const [plane, offset, rowBytes, step] of parts) {
     if (plane) copyRows(plane, row / step, Math.ceil(n / step), rowBytes, memory.subarray(band + offset));
@@ -398,6 +428,8 @@ function runNative(
     if (target === "baseline-jpeg") native.pg_jpeg_baseline(1);
     status = call(native);
   } catch (error) {
+    // A strip source's own verdict on its input (heic-tiles.ts) stands as it is.
+    if (error instanceof PixelgateError) throw error;
     status = error instanceof NativeFailure ? error.status : errorStatus(error);
   }
   switch (status) {

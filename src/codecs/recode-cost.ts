@@ -34,6 +34,20 @@ const NATIVE_BYTES_PER_PIXEL = {
   heic: { webp: 6.2, jpeg: 6.2 },
   // With alpha, to WebP (our alpha coder): 23.4, 49.3 and 78.1 MB of WASM at 4, 8 and 12 MP.
   heicAlpha: { webp: 8.7, jpeg: 8.7 },
+  // A grid through our HEVC decoder (heic-tiles.ts): one 512x512 tile's picture (its instance
+  // stays at 1.4 MB) and one row or column of tiles in JavaScript (3 to 6 MB at 12 MP, within
+  // FIXED_BYTES) next to the encoder's memory. Measured at 12 MP (4032x3024), WASM: 30.5 MB to
+  // WebP (32.2 turned), 40.8 to JPEG (turned too); 4 MP 11.9 / 14.5, 8 MP 22.0 / 27.4. With an
+  // alpha grid to WebP (our alpha coder: the plane is 1 B/px more): 14.4 MB of WASM at 4 MP,
+  // 38.9 at 12 MP, 54.0 MB in all (libwebp's alpha coder took 291).
+  heicGrid: { webp: 2.7, jpeg: 3.4 },
+  heicGridAlpha: { webp: 3.7, jpeg: 3.4 },
+  // One whole HEVC picture: libde265 holds ~4.2 B/px (the picture, its SAO copy, block
+  // metadata) while the planes are copied out (1.5 B/px); the encoder comes after it is gone.
+  // 12 MP: 70.7 MB at the copy, to WebP and JPEG alike. Turned, to JPEG, the encoder then also
+  // holds whole turned planes (planes_sink.c): 39.3 + 18.3 MB WASM and the 18.3 MB copy, 6.3
+  // (added up from those measured parts). With alpha: as libheif's figures.
+  heicSingle: { webp: 5.9, jpeg: 6.3 },
 } as const;
 
 /** Whether a PNG carries alpha (a colour type with alpha, or a tRNS chunk) or is interlaced. */
@@ -157,8 +171,10 @@ export function webpBytesPerPixel({ lossless, alpha }: WebpLayout, to: NativeEnc
   return NATIVE_BYTES_PER_PIXEL[lossless ? (alpha ? "webpLosslessAlpha" : "webpLossless") : alpha ? "webpAlpha" : "webpLossy"][to];
 }
 
-/** A HEIC's YCbCr planes to WebP or JPEG. */
-export function heicBytesPerPixel(alpha: boolean, to: NativeEncoderTarget): number {
+/** A HEIC's YCbCr planes to WebP or JPEG: through our HEVC decoder (a grid or a single image) or libheif (null). */
+export function heicBytesPerPixel(alpha: boolean, to: NativeEncoderTarget, tiles: "grid" | "single" | null = null): number {
+  if (tiles === "grid") return NATIVE_BYTES_PER_PIXEL[alpha ? "heicGridAlpha" : "heicGrid"][to];
+  if (tiles === "single" && !alpha) return NATIVE_BYTES_PER_PIXEL.heicSingle[to];
   return NATIVE_BYTES_PER_PIXEL[alpha ? "heicAlpha" : "heic"][to];
 }
 

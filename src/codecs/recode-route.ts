@@ -1,5 +1,6 @@
 import type { ImageFormat, InputFormat } from "./formats.ts";
 import { heicEncoding } from "./heic.ts";
+import { readHeicLayout, type HeicLayout } from "./heic-layout.ts";
 import { readJpegFrame } from "./jpeg.ts";
 import { readOrientation, type Orientation } from "./orientation.ts";
 import type { PlanesEncoding } from "./native.ts";
@@ -15,7 +16,7 @@ import { readWebpLayout } from "./webp.ts";
 export type NativeRoute =
   | { input: "jpeg"; bytesPerPixel: number; orientation: Orientation }
   | { input: "png" | "webp"; bytesPerPixel: number; orientation: Orientation }
-  | { input: "heic"; bytesPerPixel: number; encoding: PlanesEncoding };
+  | { input: "heic"; bytesPerPixel: number; encoding: PlanesEncoding; tiles: HeicLayout | null };
 
 /** Targets the native encoders write: WebP, JPEG, a TIFF around a baseline JPEG (PNG, GIF and BMP: the row writers). */
 const ENCODER_TARGET: Partial<Record<ImageFormat, NativeEncoderTarget>> = { webp: "webp", jpeg: "jpeg", tiff: "jpeg" };
@@ -63,10 +64,26 @@ export function nativeRoute(bytes: Uint8Array, input: InputFormat, target: Image
   if (input === "heic") {
     const encoding = encoder || target === "png" ? heicEncoding(bytes) : null;
     if (!encoding) return null;
-    const bytesPerPixel = encoder ? heicBytesPerPixel(encoding.alpha, encoder) : heicToPngBytesPerPixel(bytes, encoding.alpha, pixels, quality);
-    return { input, encoding, bytesPerPixel };
+    // PNG reads libheif's planes; WebP and JPEG our HEVC decoder's tiles when it reads the file.
+    if (!encoder) return { input, encoding, tiles: null, bytesPerPixel: heicToPngBytesPerPixel(bytes, encoding.alpha, pixels, quality) };
+    const tiles = heicTiles(bytes);
+    const kind = tiles && (tiles.image.tiles.length > 1 ? "grid" : "single");
+    return { input, encoding, tiles, bytesPerPixel: heicBytesPerPixel(encoding.alpha, encoder, kind) };
   }
   return null;
+}
+
+/**
+ * The layout our HEVC decoder streams a row of tiles at a time (heic-tiles.ts), or null for
+ * libheif: a file this reader does not follow, or finds broken, is left to libheif, which
+ * answered for every HEIC before and keeps its own verdicts.
+ */
+function heicTiles(bytes: Uint8Array): HeicLayout | null {
+  try {
+    return readHeicLayout(bytes);
+  } catch {
+    return null;
+  }
 }
 
 /** Bytes per pixel of the native path for this file and target, or null for the general path. */

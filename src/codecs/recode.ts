@@ -8,6 +8,7 @@ import { assertDecodable, assertSafeToDecode } from "./header.ts";
 import { decodeImage } from "./decode.ts";
 import { assertFormatHolds, encodeImage, encodeQuality, type EncodeOptions } from "./encode.ts";
 import { JPEG_DEFAULT_QUALITY } from "./jpeg.ts";
+import { encodeHeicTiles } from "./heic-tiles.ts";
 import { decodeHeicPlanes } from "./heic.ts";
 import { maxPixelsFor } from "./limits.ts";
 import { encodePlanes, planesToPng, transcodeJpeg, transcodePng, transcodeToPalette, transcodeToPng, transcodeWebp, type NativeTarget } from "./native.ts";
@@ -93,6 +94,8 @@ async function runNative(route: NativeRoute, bytes: Uint8Array, header: ImageHea
       return done((input === "png" ? transcodePng : transcodeWebp)(bytes, header, encoder, quality));
     }
     case "heic": {
+      // Our HEVC decoder's tiles, a row of them at a time, into the encoder.
+      if (route.tiles) return encodeHeicTiles(route.tiles, route.encoding, encoder, quality);
       // libheif's YCbCr planes go to our encoders, or the PNG writer, a band at a time (no RGBA image).
       const planes = await decodeHeicPlanes(bytes, maxPixelsFor("heic"), route.encoding);
       // A turn of the event loop between the halves: libheif's instance (its memory peaks at about

@@ -18,7 +18,8 @@ import { crc32 } from "../../src/codecs/crc32.ts";
 import type { ErrorCode } from "../../src/errors.ts";
 import { FAKE_IMAGE_ORIGIN } from "../input/fake-image-host.ts";
 import { prng } from "../support/prng.ts";
-import { ALPHA_HEIC, BT709_STUDIO_HEIC, QUADRANTS_HEIC, TURNED_HEIC } from "../fixtures/heic.ts";
+import { ALPHA_HEIC, BT709_STUDIO_HEIC, GRID_HEIC, QUADRANTS_HEIC, TURNED_HEIC } from "../fixtures/heic.ts";
+import { readHeifItems } from "../../src/codecs/heif-items.ts";
 
 export type CaseGroup =
   | "colour"
@@ -367,6 +368,14 @@ function jpegWithFrameSize(jpeg: Uint8Array, width: number, height: number): Uin
 }
 
 /** The AVIF `ispe` property's width/height fields, rewritten. */
+/** A grid HEIC with the first NAL length of its first tile (item 2) rewritten. */
+function withFirstTileNalLength(heic: Uint8Array, length: number): Uint8Array {
+  const out = heic.slice();
+  const at = readHeifItems(out).items.get(2)!.extents[0]!.offset;
+  new DataView(out.buffer).setUint32(at, length);
+  return out;
+}
+
 /** Every ispe (image size) property rewritten: HEIC files may size a derived and a coded item. */
 function withIspe(heif: Uint8Array, width: number, height: number): Uint8Array {
   let out = heif;
@@ -570,6 +579,23 @@ export async function buildCorpus(): Promise<Corpus> {
     group: "malformed-header",
     why: "A HEIC with an alpha plane whose auxC URN has no NUL before its box ends: our header read stops at the box, libheif refuses the file.",
     ...file(withLongAuxiliaryUrn(fromBase64(ALPHA_HEIC)), "image/heic", "heic"),
+    expect: INVALID,
+  });
+
+  // Grid HEICs (a phone's layout) go through our own HEVC decoder a row of tiles at a time.
+  const grid = fromBase64(GRID_HEIC);
+  bad({
+    name: "truncated-heic-grid-in-last-tile",
+    group: "truncated",
+    why: `A grid HEIC (${grid.length} bytes, four HEVC tiles) cut by one byte: the last tile's data is short, which our tile reader finds before decoding it.`,
+    ...file(grid.subarray(0, grid.length - 1), "image/heic", "heic"),
+    expect: INVALID,
+  });
+  bad({
+    name: "heic-grid-tile-nal-length-past-end",
+    group: "malformed-header",
+    why: "A grid HEIC whose first tile's first NAL unit claims 4 GB: the HEVC binding refuses it before pushing anything to libde265.",
+    ...file(withFirstTileNalLength(grid, 0xffffffff), "image/heic", "heic"),
     expect: INVALID,
   });
 
