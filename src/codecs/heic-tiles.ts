@@ -7,7 +7,7 @@ import { invalidImage } from "./bytes.ts";
 import type { CodedTile, HeicLayout, TiledImage } from "./heic-layout.ts";
 import type { Orientation } from "./orientation.ts";
 import { copyEight, HevcChroma, HevcDecoder, type HevcPicture, type HevcPlane } from "./hevc.ts";
-import { encodePlaneStrips, type NativeTarget, type PlanesEncoding, type PlaneStrip, type SamplePlane } from "./native.ts";
+import { encodePlaneStrips, type NativeTarget, type PlanesEncoding, type PlaneStrip, type SamplePlane, type YCbCrImage } from "./native.ts";
 
 /**
  * The primary image encoded as `target` from our HEVC decoder's tiles. A grid goes a row of
@@ -34,6 +34,36 @@ export async function encodeHeicTiles(layout: HeicLayout, encoding: PlanesEncodi
   // A turn of the event loop: the decoder's instance can be collected before the encoder grows.
   await new Promise((resolve) => setTimeout(resolve, 0));
   return { bytes: encodePlaneStrips(image, whole, target, quality), ...shown };
+}
+
+/**
+ * The primary image as whole upright YCbCr planes from our decoder's tiles, for the PNG writer,
+ * which reads the picture once per pass: 1.5 bytes a pixel (2.5 with alpha) in JavaScript, where
+ * libheif held 4.7 while they were copied out. A single image's one strip is used as it is. Null
+ * for a turned image of odd sides (its chroma cells would split): libheif's planes then.
+ */
+export function heicPlanesFromTiles(layout: HeicLayout, encoding: PlanesEncoding): YCbCrImage | null {
+  const { width, height } = layout.image;
+  const orientation = IROT_ORIENTATION[layout.turns]!;
+  if (orientation !== 1 && (width % 2 === 1 || height % 2 === 1)) return null;
+  const decoder = new HevcDecoder();
+  const strips = orientation === 1 ? heicStrips(decoder, layout) : turnedStrips(decoder, layout, orientation);
+  const shown = layout.turns % 2 === 1 ? { width: height, height: width } : { width, height };
+  const { kr, kb, fullRange } = encoding;
+  let whole: Block | undefined;
+  let top = 0;
+  for (const strip of strips) {
+    if (!whole && strip.height === shown.height) return { kr, kb, fullRange, ...shown, ...strip };
+    whole ??= emptyBlock(shown.width, shown.height, layout.alpha !== undefined);
+    // Strips are whole rows of the picture (their strides are the picture's), and all but the last of even height.
+    const chromaTop = top >> 1, chromaRows = (strip.height + 1) >> 1;
+    whole.y.data.set(strip.y.data.subarray(0, strip.height * strip.y.stride), top * whole.y.stride);
+    whole.cb.data.set(strip.cb.data.subarray(0, chromaRows * strip.cb.stride), chromaTop * whole.cb.stride);
+    whole.cr.data.set(strip.cr.data.subarray(0, chromaRows * strip.cr.stride), chromaTop * whole.cr.stride);
+    if (whole.alpha && strip.alpha) whole.alpha.data.set(strip.alpha.data.subarray(0, strip.height * strip.alpha.stride), top * whole.alpha.stride);
+    top += strip.height;
+  }
+  return whole ? { kr, kb, fullRange, ...shown, y: whole.y, cb: whole.cb, cr: whole.cr, alpha: whole.alpha } : null;
 }
 
 /**

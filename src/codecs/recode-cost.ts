@@ -216,14 +216,16 @@ export function webpToPngBytesPerPixel(bytes: Uint8Array, { lossless, alpha }: W
 }
 
 /**
- * A HEIC's planes written as PNG: libheif's decode first (the HEIC to JPEG figures: its instance
- * and the planes copied out of it; 81.1 MB at 12 MP either way, as to WebP), then the writer
- * beside the planes, whichever is larger.
+ * A HEIC's planes written as PNG: the decode first, then the writer beside the planes, whichever
+ * is larger. A grid from our HEVC decoder makes the planes a row of tiles at a time (the planes
+ * are its peak); a single image holds libde265's picture while they are copied out, libheif its
+ * instance (the HEIC to JPEG figures; 81.1 MB at 12 MP).
  */
-export function heicToPngBytesPerPixel(bytes: Uint8Array, alpha: boolean, pixels: number, quality: number): number {
+export function heicToPngBytesPerPixel(bytes: Uint8Array, alpha: boolean, pixels: number, quality: number, tiles: "grid" | "single" | null = null): number {
   const copies = (quality >= 100 ? NATIVE_PNG.lossless : NATIVE_PNG.palette).copies;
   const kind = quality >= 100 ? NATIVE_PNG_FROM.lossless : NATIVE_PNG_FROM.palette;
   const planes = alpha ? 2.5 : 1.5;
   const file = alpha && quality >= 100 ? { ...kind.file.heic, most: NATIVE_PNG.lossless.file.png.most } : kind.file.heic;
-  return Math.max(heicBytesPerPixel(alpha, "jpeg"), planes + pngWithFile(kind.wasm.heic, copies, file, bytes, pixels));
+  const decode = tiles === "grid" ? 0 : heicBytesPerPixel(alpha, "jpeg", tiles);
+  return Math.max(decode, planes + pngWithFile(kind.wasm.heic, copies, file, bytes, pixels));
 }

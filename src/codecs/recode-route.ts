@@ -64,10 +64,10 @@ export function nativeRoute(bytes: Uint8Array, input: InputFormat, target: Image
   if (input === "heic") {
     const encoding = encoder || target === "png" ? heicEncoding(bytes) : null;
     if (!encoding) return null;
-    // PNG reads libheif's planes; WebP and JPEG our HEVC decoder's tiles when it reads the file.
-    if (!encoder) return { input, encoding, tiles: null, bytesPerPixel: heicToPngBytesPerPixel(bytes, encoding.alpha, pixels, quality) };
+    // Our HEVC decoder's tiles when it reads the file, else libheif's planes.
     const tiles = heicTiles(bytes);
     const kind = tiles && (tiles.image.tiles.length > 1 ? "grid" : "single");
+    if (!encoder) return { input, encoding, tiles, bytesPerPixel: heicToPngBytesPerPixel(bytes, encoding.alpha, pixels, quality, kind) };
     return { input, encoding, tiles, bytesPerPixel: heicBytesPerPixel(encoding.alpha, encoder, kind) };
   }
   return null;

@@ -8,7 +8,7 @@ import { assertDecodable, assertSafeToDecode } from "./header.ts";
 import { decodeImage } from "./decode.ts";
 import { assertFormatHolds, encodeImage, encodeQuality, type EncodeOptions } from "./encode.ts";
 import { JPEG_DEFAULT_QUALITY } from "./jpeg.ts";
-import { encodeHeicTiles } from "./heic-tiles.ts";
+import { encodeHeicTiles, heicPlanesFromTiles } from "./heic-tiles.ts";
 import { decodeHeicPlanes } from "./heic.ts";
 import { maxPixelsFor } from "./limits.ts";
 import { encodePlanes, planesToPng, transcodeJpeg, transcodePng, transcodeToPalette, transcodeToPng, transcodeWebp, type NativeTarget } from "./native.ts";
@@ -94,13 +94,15 @@ async function runNative(route: NativeRoute, bytes: Uint8Array, header: ImageHea
       return done((input === "png" ? transcodePng : transcodeWebp)(bytes, header, encoder, quality));
     }
     case "heic": {
-      // Our HEVC decoder's tiles, a row of them at a time, into the encoder.
-      if (route.tiles) return encodeHeicTiles(route.tiles, route.encoding, encoder, quality);
-      // libheif's YCbCr planes go to our encoders, or the PNG writer, a band at a time (no RGBA image).
-      const planes = await decodeHeicPlanes(bytes, maxPixelsFor("heic"), route.encoding);
-      // A turn of the event loop between the halves: libheif's instance (its memory peaks at about
-      // 4.7 bytes a pixel) is unreachable from here and can be collected before the encoder grows,
-      // and other requests in the isolate get to run between two seconds-long steps.
+      // Our HEVC decoder's tiles: a row of them at a time into the encoder, or whole planes for
+      // the PNG writer (which reads the picture once per pass).
+      if (route.tiles && format !== "png") return encodeHeicTiles(route.tiles, route.encoding, encoder, quality);
+      const tiled = route.tiles && heicPlanesFromTiles(route.tiles, route.encoding);
+      // Else libheif's YCbCr planes, a band at a time (no RGBA image).
+      const planes = tiled ?? (await decodeHeicPlanes(bytes, maxPixelsFor("heic"), route.encoding));
+      // A turn of the event loop between the halves: the decoder's instance (libheif's memory
+      // peaks at about 4.7 bytes a pixel) is unreachable from here and can be collected before
+      // the encoder grows, and other requests in the isolate get to run between two seconds-long steps.
       await new Promise((resolve) => setTimeout(resolve, 0));
       const out = format === "png" ? planesToPng(planes, quality) : encodePlanes(planes, encoder, quality);
       return { bytes: out, width: planes.width, height: planes.height };
