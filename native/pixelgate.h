@@ -66,6 +66,8 @@ typedef struct {
 } PgJpegEncoder;
 void pg_jpeg_start(PgJpegEncoder *e, int width, int height, J_COLOR_SPACE input, int quality);
 void pg_jpeg_finish(PgJpegEncoder *e);
+// Bytes libjpeg's coefficient arrays may take unpacked (coef_store.c); 0: all of them.
+void pg_jpeg_window(int bytes);
 void pg_jpeg_write_planes(j_compress_ptr co, const PgPlanes *p, int width, int rows);
 uint8_t *pg_raster_begin(int target_is_webp, int w, int h, int has_alpha, int quality, int batch_rows);
 void pg_raster_rows(int n);

@@ -49,6 +49,7 @@ interface NativeExports {
   pg_planes_end(): number;
   pg_to_png(input: number, data: number, size: number, width: number, height: number, orientation: number, quality: number): number;
   pg_jpeg_baseline(on: number): void;
+  pg_jpeg_window(bytes: number): void;
   pg_output_data(): number;
   pg_output_size(): number;
 }
@@ -303,6 +304,19 @@ function copyRows({ data, stride }: SamplePlane, first: number, rows: number, wi
   for (let r = 0; r < rows; r++) to.set(data.subarray((first + r) * stride, (first + r) * stride + width), r * width);
 }
 
+/** The build's own window (native/coef_store.c) unless set: see setCoefficientWindow. */
+let coefficientWindow: number | null = null;
+
+/**
+ * How many bytes of JPEG coefficients libjpeg may hold unpacked in the calls that follow; the
+ * rest of a whole-image coefficient array is kept packed (native/coef_store.c). 0 keeps every
+ * array whole, as libjpeg does without a backing store; null goes back to the build's window.
+ * The service never sets it: tests compare the packed store's files against whole arrays.
+ */
+export function setCoefficientWindow(bytes: number | null): void {
+  coefficientWindow = bytes;
+}
+
 /**
  * Runs `call` on a fresh instance and maps its status: the output copied out of WASM memory,
  * null for PG_UNSUPPORTED, a PixelgateError otherwise.
@@ -313,6 +327,7 @@ function runNative(target: NativeTarget | "png", call: (native: NativeExports) =
   try {
     native = instantiate(file, output.written);
     if (target === "baseline-jpeg") native.pg_jpeg_baseline(1);
+    if (coefficientWindow !== null) native.pg_jpeg_window(coefficientWindow);
     status = call(native);
   } catch (error) {
     status = error instanceof NativeFailure ? error.status : errorStatus(error);
