@@ -14,7 +14,7 @@ export { IMAGE_FORMATS, INPUT_FORMATS, FORMAT_INFO } from "./formats.ts";
 export type { ImageFormat, InputFormat, FormatInfo, RasterImage, ImageHeader } from "./formats.ts";
 export { sniffFormat } from "./sniff.ts";
 export { readHeader, assertDecodable, assertRecodable, assertSafeToDecode, assertWithinPixelLimit } from "./header.ts";
-export { nativeBytesPerPixel } from "./recode-cost.ts";
+export { nativeBytesPerPixel, nativeRoute, type NativeRoute } from "./recode-route.ts";
 export { decodeImage } from "./decode.ts";
 export { encodeImage, type EncodeOptions } from "./encode.ts";
 export { recodeImage, type RecodedImage } from "./recode.ts";

@@ -5,7 +5,8 @@
 //
 // A figure here may only change together with a measurement that backs it. Our own WASM build
 // (native.ts) decodes JPEG and PNG straight into the WebP and JPEG encoders: its paths have
-// their own, much lower figures (recode-cost.ts), which set the limits of those conversions.
+// their own, much lower figures (recode-cost.ts), which set the limits of those conversions;
+// recode-route.ts decides which path a call takes.
 
 import { INPUT_FORMATS, type ImageFormat, type InputFormat } from "./formats.ts";
 

@@ -1,17 +1,13 @@
-import type { ImageFormat, InputFormat } from "./formats.ts";
-import { heicEncoding } from "./heic.ts";
-import { readJpegFrame } from "./jpeg.ts";
-import { readOrientation } from "./orientation.ts";
-import { readWebpLayout } from "./webp.ts";
+import type { WebpLayout } from "./webp.ts";
 
-// What one compress or convert costs per pixel on the path recode.ts will take, read from the
-// file's first bytes before anything is decoded. Our own WASM build (native.ts) takes JPEG, PNG,
-// still WebP and HEIC (libheif's YCbCr planes) to WebP or JPEG, and JPEG and PNG to PNG, without
-// an RGBA raster; the figures are its measured peaks (memory child of `npm run bench:codecs`,
-// docs/codecs.md), the upload counted separately (limits.ts).
-// Anything else decodes to a raster and encodes it: null here, the general figures apply.
+// What one compress or convert costs per pixel on each native path (recode-route.ts decides
+// which runs). Our own WASM build (native.ts) takes JPEG, PNG, still WebP and HEIC (libheif's
+// YCbCr planes) to WebP or JPEG, and JPEG and PNG to PNG, without an RGBA raster; the figures
+// are its measured peaks (memory child of `npm run bench:codecs`, docs/codecs.md), the upload
+// counted separately (limits.ts). The general path's figures are in limits.ts.
 
-const NATIVE_TARGETS: ReadonlySet<ImageFormat> = new Set(["webp", "jpeg", "tiff"]);
+/** What the WebP and JPEG encoders cost (a TIFF's strip is a baseline JPEG from the same encoder). */
+export type NativeEncoderTarget = "webp" | "jpeg";
 
 /** Peak WASM bytes per pixel of the native paths, as measured (slopes between 4, 12 and 24 MP). */
 const NATIVE_BYTES_PER_PIXEL = {
@@ -19,8 +15,9 @@ const NATIVE_BYTES_PER_PIXEL = {
   // A progressive file is decoded whole (coefficients, then oriented YUV planes) before encoding.
   jpegProgressive: { webp: 4.7, jpeg: 4.7 },
   pngOpaque: { webp: 2.4, jpeg: 3.1 },
-  // libwebp's lossless alpha coder needs ~22 B/px (289 MB for a 12 MP PNG with alpha).
-  pngAlpha: { webp: 24, jpeg: null },
+  // libwebp's lossless alpha coder needs ~22 B/px (289 MB for a 12 MP PNG with alpha). To
+  // JPEG the alpha is flattened row by row: 13.2 MB of WASM at 4 MP, 26.1 at 8 MP.
+  pngAlpha: { webp: 24, jpeg: 3.3 },
   // Still WebP, lossy: decoded into the WebP encoder's YUV planes, or streamed as rows into
   // the JPEG encoder (its coefficients, 3 B/px, are then the picture's only whole copy).
   webpLossy: { webp: 2.5, jpeg: 3.6 },
@@ -38,7 +35,7 @@ const NATIVE_BYTES_PER_PIXEL = {
 } as const;
 
 /** Whether a PNG carries alpha (a colour type with alpha, or a tRNS chunk) or is interlaced. */
-function pngLayout(bytes: Uint8Array): { alpha: boolean; interlaced: boolean } {
+export function pngLayout(bytes: Uint8Array): { alpha: boolean; interlaced: boolean } {
   const colorType = bytes[25];
   let alpha = colorType === 4 || colorType === 6;
   for (let at = 8; at + 8 <= bytes.length && !alpha; ) {
@@ -79,45 +76,34 @@ const NATIVE_PNG = {
 /** A JPEG turned or flipped by its EXIF orientation is decoded in bands of up to 8 MB (0.7 B/px at 12 MP). */
 const BAND_BYTES_PER_PIXEL = 0.7;
 
-/** Bytes per pixel of writing `input` as PNG natively at `quality` (100: lossless). */
-function nativePngBytesPerPixel(bytes: Uint8Array, input: "jpeg" | "png", pixels: number, quality: number): number {
+/**
+ * Bytes per pixel of writing `input` as PNG natively at `quality` (100: lossless); `banded`: a
+ * JPEG turned or flipped by its EXIF orientation, `progressive`: a progressive JPEG.
+ */
+export function pngBytesPerPixel(bytes: Uint8Array, input: "jpeg" | "png", pixels: number, quality: number, banded: boolean, progressive: boolean): number {
   const kind = quality >= 100 ? NATIVE_PNG.lossless : NATIVE_PNG.palette;
-  const banded = input === "jpeg" && readOrientation(bytes, "jpeg") > 2;
-  const progressive = input === "jpeg" && readJpegFrame(bytes).progressive;
   const wasm = kind.wasm[progressive ? (banded ? "jpegProgressiveBanded" : "jpegProgressive") : input];
   const file = kind.file[input];
   const filePerPixel = Math.min(file.most, (file.perInputByte * bytes.length) / Math.max(1, pixels));
   return wasm + (banded && !progressive ? BAND_BYTES_PER_PIXEL : 0) + kind.copies * filePerPixel;
 }
 
-/**
- * Bytes per pixel of the native recode for this file and target, or null when it takes the
- * general path. `quality`: the compress quality (absent: convert's, lossless for PNG); `pixels`
- * the header's, for PNG targets, whose cost follows the upload's density.
- */
-export function nativeBytesPerPixel(bytes: Uint8Array, input: InputFormat, target: ImageFormat, pixels = 0, quality = 100): number | null {
-  if (target === "png") {
-    if (input === "jpeg") return nativePngBytesPerPixel(bytes, input, pixels, quality);
-    if (input !== "png" || pngLayout(bytes).interlaced || readOrientation(bytes, "png") !== 1) return null;
-    return nativePngBytesPerPixel(bytes, input, pixels, quality);
-  }
-  if (!NATIVE_TARGETS.has(target)) return null;
-  // A TIFF is a baseline JPEG from the same encoder, with Huffman tables optimised over the
-  // whole image as the progressive one's are: the same coefficient buffer, the same figures.
-  const to = target === "tiff" ? "jpeg" : (target as "webp" | "jpeg");
-  if (input === "jpeg" && target === "tiff" && readJpegFrame(bytes).components !== 3) return null; // grey: the general path
-  if (input === "jpeg") return NATIVE_BYTES_PER_PIXEL[readJpegFrame(bytes).progressive ? "jpegProgressive" : "jpegBaseline"][to];
-  if (input === "webp") {
-    const { lossless, alpha, animated } = readWebpLayout(bytes);
-    if (animated || readOrientation(bytes, "webp") !== 1) return null; // the general path takes the first frame or turns it
-    return NATIVE_BYTES_PER_PIXEL[lossless ? (alpha ? "webpLosslessAlpha" : "webpLossless") : alpha ? "webpAlpha" : "webpLossy"][to];
-  }
-  if (input === "heic") {
-    const encoding = heicEncoding(bytes);
-    return encoding && NATIVE_BYTES_PER_PIXEL[encoding.alpha ? "heicAlpha" : "heic"][to];
-  }
-  if (input !== "png") return null;
-  const { alpha, interlaced } = pngLayout(bytes);
-  if (interlaced || readOrientation(bytes, "png") !== 1) return null; // the general path turns or de-interlaces it
+/** A JPEG file to WebP or JPEG (TIFF: the JPEG figures; its Huffman tables are optimised over the whole image too). */
+export function jpegBytesPerPixel(progressive: boolean, to: NativeEncoderTarget): number {
+  return NATIVE_BYTES_PER_PIXEL[progressive ? "jpegProgressive" : "jpegBaseline"][to];
+}
+
+/** A non-interlaced PNG file to WebP or JPEG, decoded a row at a time. */
+export function pngToEncoderBytesPerPixel(alpha: boolean, to: NativeEncoderTarget): number {
   return NATIVE_BYTES_PER_PIXEL[alpha ? "pngAlpha" : "pngOpaque"][to];
+}
+
+/** A still WebP file to WebP or JPEG. */
+export function webpBytesPerPixel({ lossless, alpha }: WebpLayout, to: NativeEncoderTarget): number {
+  return NATIVE_BYTES_PER_PIXEL[lossless ? (alpha ? "webpLosslessAlpha" : "webpLossless") : alpha ? "webpAlpha" : "webpLossy"][to];
+}
+
+/** A HEIC's YCbCr planes to WebP or JPEG. */
+export function heicBytesPerPixel(alpha: boolean, to: NativeEncoderTarget): number {
+  return NATIVE_BYTES_PER_PIXEL[alpha ? "heicAlpha" : "heic"][to];
 }

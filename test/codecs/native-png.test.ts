@@ -7,7 +7,7 @@ import { applyOrientation, decodeImage, encodeImage, readHeader, type RasterImag
 import { encodeBaselineJpeg } from "../../src/codecs/jpeg.ts";
 import { maxRecodePixels } from "../../src/codecs/limits.ts";
 import { transcodeToPng } from "../../src/codecs/native.ts";
-import { nativeBytesPerPixel } from "../../src/codecs/recode-cost.ts";
+import { nativeBytesPerPixel } from "../../src/codecs/recode-route.ts";
 import type { Orientation } from "../../src/codecs/orientation.ts";
 import { newAccount } from "../support/fixtures";
 import { balanceOf, postTool } from "../support/tool-calls";

@@ -1,0 +1,62 @@
+import type { ImageFormat, InputFormat } from "./formats.ts";
+import { heicEncoding } from "./heic.ts";
+import { readJpegFrame } from "./jpeg.ts";
+import { readOrientation, type Orientation } from "./orientation.ts";
+import type { PlanesEncoding } from "./native.ts";
+import { heicBytesPerPixel, jpegBytesPerPixel, pngBytesPerPixel, pngLayout, pngToEncoderBytesPerPixel, webpBytesPerPixel, type NativeEncoderTarget } from "./recode-cost.ts";
+import { readWebpLayout } from "./webp.ts";
+
+// Which way one compress or convert runs, decided once from the file's first bytes: our own
+// WASM build (native.ts) without an RGBA raster, or the general decode and encode. recode.ts
+// runs what this says, and the pixel limits and the memory gate price what this says
+// (recode-cost.ts), so the path that runs and the path that was paid for cannot differ.
+
+/** A native path: the file's reader, what it costs, and what the reader needs to know. */
+export type NativeRoute =
+  | { input: "jpeg"; bytesPerPixel: number; orientation: Orientation }
+  | { input: "png" | "webp"; bytesPerPixel: number }
+  | { input: "heic"; bytesPerPixel: number; encoding: PlanesEncoding };
+
+/** Targets the native encoders write: WebP, JPEG, a TIFF around a baseline JPEG, and PNG. */
+const ENCODER_TARGET: Partial<Record<ImageFormat, NativeEncoderTarget>> = { webp: "webp", jpeg: "jpeg", tiff: "jpeg" };
+
+/**
+ * The native path for this file and target, or null when the general path takes it.
+ * `pixels`: the header's (a PNG target's cost follows the upload's density); `quality`: the
+ * compress quality, 100 when there is none (convert writes lossless PNG).
+ */
+export function nativeRoute(bytes: Uint8Array, input: InputFormat, target: ImageFormat, pixels: number, quality: number): NativeRoute | null {
+  const encoder = ENCODER_TARGET[target];
+  if (input === "jpeg") {
+    const frame = readJpegFrame(bytes);
+    const orientation = readOrientation(bytes, "jpeg");
+    if (target === "png") return { input, orientation, bytesPerPixel: pngBytesPerPixel(bytes, "jpeg", pixels, quality, orientation > 2, frame.progressive) };
+    // A TIFF's tags describe a three-component strip: a grey JPEG takes the general path.
+    if (!encoder || (target === "tiff" && frame.components !== 3)) return null;
+    return { input, orientation, bytesPerPixel: jpegBytesPerPixel(frame.progressive, encoder) };
+  }
+  // An EXIF-oriented PNG or WebP is rare: the general path turns it.
+  if (input !== "heic" && (input === "png" || input === "webp") && readOrientation(bytes, input) !== 1) return null;
+  if (input === "png") {
+    const layout = pngLayout(bytes);
+    if (layout.interlaced) return null; // de-interlaced by the TypeScript decoder
+    if (target === "png") return { input, bytesPerPixel: pngBytesPerPixel(bytes, "png", pixels, quality, false, false) };
+    return encoder ? { input, bytesPerPixel: pngToEncoderBytesPerPixel(layout.alpha, encoder) } : null;
+  }
+  if (input === "webp") {
+    const layout = readWebpLayout(bytes);
+    // The general path takes an animation's first frame; the PNG writer reads JPEG and PNG only.
+    if (layout.animated || !encoder) return null;
+    return { input, bytesPerPixel: webpBytesPerPixel(layout, encoder) };
+  }
+  if (input === "heic") {
+    const encoding = encoder ? heicEncoding(bytes) : null;
+    return encoding && encoder ? { input, encoding, bytesPerPixel: heicBytesPerPixel(encoding.alpha, encoder) } : null;
+  }
+  return null;
+}
+
+/** Bytes per pixel of the native path for this file and target, or null for the general path. */
+export function nativeBytesPerPixel(bytes: Uint8Array, input: InputFormat, target: ImageFormat, pixels = 0, quality = 100): number | null {
+  return nativeRoute(bytes, input, target, pixels, quality)?.bytesPerPixel ?? null;
+}

@@ -1,0 +1,36 @@
+// One decision for both sides of a compress or convert: recode-route.ts says which path runs,
+// and the pixel limit and the memory gate price that same path. These cases are where the two
+// used to be decided apart: each checks the route, and that recodeImage then ran that path.
+
+import { describe, expect, it } from "vitest";
+import { decodeImage, encodeImage, nativeRoute, readHeader, recodeImage } from "../../src/codecs/index.ts";
+import { ENCODE_BYTES_PER_PIXEL } from "../../src/codecs/limits.ts";
+import { transcodePng } from "../../src/codecs/native.ts";
+import { gradient, gradientWithAlpha } from "./support.ts";
+
+describe("the native route", () => {
+  it("a PNG with alpha to JPEG: read a row at a time and flattened, priced as that path", async () => {
+    const png = await encodeImage(gradientWithAlpha(96, 64), "png");
+    const route = nativeRoute(png, "png", "jpeg", 96 * 64, 70);
+    expect(route).toMatchObject({ input: "png" });
+    expect(route!.bytesPerPixel).toBeLessThan(ENCODE_BYTES_PER_PIXEL.jpeg);
+    const out = await recodeImage(png, readHeader(png, "png"), "jpeg", { quality: 70 });
+    // The same bytes as the native transcoder writes: the route that was priced is the one that ran.
+    expect(out.bytes).toEqual(transcodePng(png, { width: 96, height: 64 }, "jpeg", 70));
+  });
+
+  it("a grey JPEG to TIFF: the general path, both when priced and when run", async () => {
+    const grey = new Uint8Array([0xff, 0xd8, 0xff, 0xc0, 0, 11, 8, 0, 48, 0, 64, 1, 1, 0x11, 0, 0xff, 0xda, 0, 8, 1, 1, 0, 0, 63, 0]);
+    expect(nativeRoute(grey, "jpeg", "tiff", 64 * 48, 100)).toBeNull();
+    expect(nativeRoute(grey, "jpeg", "jpeg", 64 * 48, 100)).toMatchObject({ input: "jpeg", orientation: 1 });
+  });
+
+  it("targets the native encoders do not write, and WebP or HEIC to PNG, take the general path", async () => {
+    const webp = await encodeImage(gradient(64, 48), "webp", { quality: 80 });
+    for (const target of ["gif", "bmp", "avif", "png"] as const) expect(nativeRoute(webp, "webp", target, 64 * 48, 100)).toBeNull();
+    expect(nativeRoute(webp, "webp", "tiff", 64 * 48, 100)).toMatchObject({ input: "webp" });
+    // What the general path writes is what recodeImage answers for a general route.
+    const out = await recodeImage(webp, readHeader(webp, "webp"), "png");
+    expect(out.bytes).toEqual(await encodeImage(await decodeImage(webp, readHeader(webp, "webp")), "png"));
+  });
+});
