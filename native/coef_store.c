@@ -6,8 +6,8 @@
 // tables optimised over the whole image), hold every quantised DCT coefficient of the image
 // (2 bytes each, 3 bytes a pixel for 4:2:0). Most of those coefficients are zero, so libjpeg
 // gets a window of `pg_jpeg_window` bytes to work in (max_memory_to_use) and swaps the rest
-// out here: each block is stored as a bit mask of its nonzero coefficients in zigzag order
-// followed by their values as varints, about a tenth of its 128 bytes for a photo. A block
+// out here: each block is stored as masks of its nonzero coefficients followed by their values
+// as varints (pack_block), about a tenth of its 128 bytes for a photo. A block
 // row that would pack larger than it is (noise at high quality) is kept as it is. The
 // coefficients come back exactly, so the files written are the same as with everything in
 // memory.
@@ -21,6 +21,7 @@
 #include "pixelgate.h" // jpeglib.h brings jpegint.h in under JPEG_INTERNALS
 #include <jerror.h>
 #include <jmemsys.h>
+#include <wasm_simd128.h>
 
 // Coefficient arrays up to this many bytes stay whole in memory; a larger image works in a
 // window of this size. 0: everything whole (libjpeg's behaviour without a backing store).
@@ -59,51 +60,57 @@ typedef struct {
 } CoefStore;
 
 #define BLOCK_BYTES (DCTSIZE2 * sizeof(JCOEF))
-#define WORST_BLOCK_BYTES (10 + DCTSIZE2 * 3)
+#define WORST_BLOCK_BYTES (1 + 8 + DCTSIZE2 * 3)
 
-static uint8_t *put_varint(uint8_t *out, uint64_t v) {
-  while (v >= 0x80) {
-    *out++ = (uint8_t)(v | 0x80);
-    v >>= 7;
+// A coefficient as an unsigned number, small either side of zero (0, -1, 1, -2 -> 0, 1, 2, 3),
+// in one byte below 128, else two or three of seven bits each.
+static uint8_t *put_value(uint8_t *out, int v) {
+  uint32_t z = (uint32_t)(v < 0 ? -2 * v - 1 : 2 * v);
+  while (z >= 0x80) {
+    *out++ = (uint8_t)(z | 0x80);
+    z >>= 7;
   }
-  *out++ = (uint8_t)v;
+  *out++ = (uint8_t)z;
   return out;
 }
 
-static const uint8_t *get_varint(const uint8_t *in, uint64_t *v) {
-  uint64_t value = 0;
-  for (int shift = 0;; shift += 7) {
-    uint8_t byte = *in++;
-    value |= (uint64_t)(byte & 0x7f) << shift;
-    if (!(byte & 0x80)) break;
+static const uint8_t *get_value(const uint8_t *in, JCOEF *v) {
+  uint32_t z = *in++;
+  if (z & 0x80) {
+    z = (z & 0x7f) | (uint32_t)(*in & 0x7f) << 7;
+    if (*in++ & 0x80) z |= (uint32_t)*in++ << 14;
   }
-  *v = value;
+  *v = (JCOEF)(z & 1 ? -(int)((z + 1) >> 1) : (int)(z >> 1));
   return in;
 }
 
+// A block: one byte saying which of its 8 rows (natural order) hold a nonzero coefficient, a
+// byte per such row saying which of its 8 do, then those coefficients' values. A zero block is
+// one byte. The masks come from SIMD compares, 8 coefficients at a time.
 static uint8_t *pack_block(const JCOEF *block, uint8_t *out) {
-  uint64_t mask = 0;
-  for (int k = 0; k < DCTSIZE2; k++)
-    if (block[jpeg_natural_order[k]]) mask |= 1ULL << k;
-  out = put_varint(out, mask);
-  while (mask) {
-    int k = __builtin_ctzll(mask);
-    mask &= mask - 1;
-    int v = block[jpeg_natural_order[k]];
-    out = put_varint(out, (uint32_t)(v < 0 ? -2 * v - 1 : 2 * v));
+  uint8_t rows[8], *head = out++;
+  unsigned present = 0;
+  for (int r = 0; r < 8; r++) {
+    rows[r] = (uint8_t)wasm_i16x8_bitmask(wasm_i16x8_ne(wasm_v128_load(block + 8 * r), wasm_i16x8_splat(0)));
+    if (rows[r]) {
+      present |= 1u << r;
+      *out++ = rows[r];
+    }
   }
+  *head = (uint8_t)present;
+  for (int r = 0; r < 8; r++)
+    for (unsigned m = rows[r]; m; m &= m - 1) out = put_value(out, block[8 * r + __builtin_ctz(m)]);
   return out;
 }
 
 static const uint8_t *unpack_block(const uint8_t *in, JCOEF *block) {
-  memset(block, 0, BLOCK_BYTES);
-  uint64_t mask, v;
-  in = get_varint(in, &mask);
-  while (mask) {
-    int k = __builtin_ctzll(mask);
-    mask &= mask - 1;
-    in = get_varint(in, &v);
-    block[jpeg_natural_order[k]] = (JCOEF)(v & 1 ? -(long)((v + 1) >> 1) : (long)(v >> 1));
+  for (int r = 0; r < 8; r++) wasm_v128_store(block + 8 * r, wasm_i16x8_splat(0));
+  unsigned present = *in++;
+  const uint8_t *masks = in;
+  in += __builtin_popcount(present);
+  for (unsigned p = present; p; p &= p - 1) {
+    JCOEF *row = block + 8 * __builtin_ctz(p);
+    for (unsigned m = *masks++; m; m &= m - 1) in = get_value(in, row + __builtin_ctz(m));
   }
   return in;
 }
