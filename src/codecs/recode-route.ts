@@ -33,7 +33,8 @@ export function nativeRoute(bytes: Uint8Array, input: InputFormat, target: Image
     if (target === "png") return { input, orientation, bytesPerPixel: pngBytesPerPixel(bytes, "jpeg", pixels, quality, orientation > 2, frame.progressive) };
     // A TIFF's tags describe a three-component strip: a grey JPEG takes the general path.
     if (!encoder || (target === "tiff" && frame.components !== 3)) return null;
-    return { input, orientation, bytesPerPixel: jpegBytesPerPixel(frame.progressive, encoder) };
+    const to = target === "tiff" ? "tiff" : encoder;
+    return { input, orientation, bytesPerPixel: jpegBytesPerPixel(frame.progressive, to, orientation !== 1, bytes.length, pixels) };
   }
   // An EXIF-oriented PNG or WebP is rare: the general path turns it.
   if (input !== "heic" && (input === "png" || input === "webp") && readOrientation(bytes, input) !== 1) return null;
