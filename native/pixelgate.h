@@ -69,6 +69,8 @@ void pg_jpeg_finish(PgJpegEncoder *e);
 // Bytes libjpeg's coefficient arrays may take unpacked (coef_store.c); 0: all of them.
 void pg_jpeg_window(int bytes);
 void pg_jpeg_write_planes(j_compress_ptr co, const PgPlanes *p, int width, int rows);
+// Rows of YCbCr 4:2:0 planes (matrix kr, kb; range) as RGBA (planes_sink.c).
+void pg_planes_rgba(const PgPlanes *in, const uint8_t *alpha, int width, int rows, double kr, double kb, int full_range, uint8_t *rgba);
 uint8_t *pg_raster_begin(int target_is_webp, int w, int h, int has_alpha, int quality, int batch_rows);
 void pg_raster_rows(int n);
 int pg_raster_end(void);

@@ -18,10 +18,12 @@
 
 enum { FRACTION = 16 }; // fixed-point bits of the conversion coefficients
 
-// One YCbCr encoding: the matrix's red and blue luma weights, and the code range.
+// One YCbCr encoding: the matrix's red and blue luma weights, and the code range; or, as a
+// target, `rgb`: full-range RGB (the PNG writer's rows, pg_planes_rgba).
 typedef struct {
   double kr, kb;
   int full_range;
+  int rgb;
 } Encoding;
 
 // Output code values from normalised (y 0..1, chroma -0.5..0.5) samples, and back.
@@ -33,6 +35,10 @@ static void convert_normalised(const Encoding *from, const Encoding *to, const d
   double r = y + 2 * (1 - from->kr) * cr;
   double b = y + 2 * (1 - from->kb) * cb;
   double g = (y - from->kr * r - from->kb * b) / (1 - from->kr - from->kb);
+  if (to->rgb) {
+    out[0] = r, out[1] = g, out[2] = b;
+    return;
+  }
   out[0] = to->kr * r + (1 - to->kr - to->kb) * g + to->kb * b;
   out[1] = (b - out[0]) / (2 * (1 - to->kb));
   out[2] = (r - out[0]) / (2 * (1 - to->kr));
@@ -75,8 +81,8 @@ uint8_t *pg_planes_begin(int webp, int w, int h, int alpha, int quality, int bat
   has_alpha = alpha;
   next_row = 0;
   batch = batch_rows;
-  Encoding from = {kr, kb, full_range};
-  Encoding to = {0.299, 0.114, !webp}; // BT.601: studio range for VP8, full range for JPEG
+  Encoding from = {kr, kb, full_range, 0};
+  Encoding to = {0.299, 0.114, !webp, 0}; // BT.601: studio range for VP8, full range for JPEG
   code_map(&map, &from, &to);
   band = malloc((size_t)w * batch_rows * (alpha ? 2 : 1) + (size_t)chroma_width * batch_rows);
   if (!band) return 0;
@@ -144,4 +150,24 @@ int pg_planes_end(void) {
   if (next_row != height) return PG_INVALID;
   free(band);
   return pg_band_encoder_end(&encoder);
+}
+
+// `rows` rows of 4:2:0 planes (the first an even row of the image) as RGBA rows, `width` * 4 bytes
+// apart, through the same fixed-point map as the encoders' samples, with RGB as its target;
+// alpha from its own plane (rows `width` apart), or opaque when `alpha` is null.
+void pg_planes_rgba(const PgPlanes *in, const uint8_t *alpha, int width, int rows, double kr, double kb, int full_range, uint8_t *rgba) {
+  CodeMap rgb;
+  Encoding from = {kr, kb, full_range, 0}, to = {0, 0, 1, 1};
+  code_map(&rgb, &from, &to);
+  for (int i = 0; i < rows; i++) {
+    const uint8_t *y = in->y + (size_t)i * in->y_stride;
+    const uint8_t *cb = in->u + (size_t)(i / 2) * in->uv_stride, *cr = in->v + (size_t)(i / 2) * in->uv_stride;
+    const uint8_t *a = alpha ? alpha + (size_t)i * width : NULL;
+    uint8_t *out = rgba + (size_t)i * width * 4;
+    for (int x = 0; x < width; x++, out += 4) {
+      int32_t dy = y[x] - rgb.luma_in_black, dcb = cb[x / 2] - 128, dcr = cr[x / 2] - 128;
+      for (int c = 0; c < 3; c++) out[c] = clamp_code(rgb.m[c][0] * dy + rgb.m[c][1] * dcb + rgb.m[c][2] * dcr, 0);
+      out[3] = a ? a[x] : 255;
+    }
+  }
 }

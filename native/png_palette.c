@@ -39,10 +39,14 @@ static int channel(const PgStats *s, uint32_t b, int ch) {
   return ch == 0 ? (int)(b >> 14) : ch == 1 ? (int)((b >> 9) & 31) : ch == 2 ? (int)((b >> 4) & 31) : (int)(b & 15);
 }
 
+// The channels the error measure and the nearest-entry search look at: alpha only when the
+// palette carries it (the TypeScript quantizer's "binary" mode, for GIF, measures R, G and B).
+static int measured_channels(const PgStats *s) { return s->binary_alpha ? 3 : 4; }
+
 static Box measure(const Cut *c, int start, int end) {
   Box box = {start, end, 0, 0};
   double best = -1, total = 0;
-  for (int ch = 0; ch < 4; ch++) {
+  for (int ch = 0; ch < measured_channels(c->s); ch++) {
     double n = 0, sum = 0, sum_sq = 0;
     for (int k = start; k < end; k++) {
       uint32_t b = c->order[k];
@@ -74,10 +78,12 @@ static void cluster_means(const Cut *c, int occupied, const uint16_t *cluster_of
   double *sums = calloc((size_t)clusters * 5, sizeof(double));
   if (!sums) pg_fail(PG_NO_MEMORY);
   for (int k = 0; k < occupied; k++) {
-    const uint32_t *bin = c->s->bins + 5 * (size_t)c->order[k];
-    double *sum = sums + 5 * (size_t)cluster_of_bin[c->order[k]];
+    uint32_t b = c->order[k];
+    const uint32_t *bin = c->s->bins + 5 * (size_t)b;
+    double *sum = sums + 5 * (size_t)cluster_of_bin[b];
     sum[4] += bin[0];
-    for (int ch = 0; ch < 4; ch++) sum[ch] += bin[1 + ch];
+    // The bin's sums are offsets from its lowest value (png_stats.c): add the base back.
+    for (int ch = 0; ch < 4; ch++) sum[ch] += bin[1 + ch] + (double)bin[0] * channel(c->s, b, ch) * (ch == 3 ? 16 : 8);
   }
   for (int k = 0; k < clusters; k++) {
     double n = sums[5 * k + 4];
@@ -145,7 +151,7 @@ int pg_palette_median_cut(PgPalette *p, const PgStats *s, int max_colors) {
     double best_distance = 1e300;
     for (int e = 0; e < count; e++) {
       double d = 0;
-      for (int ch = 0; ch < 4; ch++) {
+      for (int ch = 0; ch < measured_channels(s); ch++) {
         double delta = centre[ch] - means[4 * e + ch];
         d += delta * delta * WEIGHTS[ch];
       }

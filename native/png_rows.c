@@ -6,10 +6,11 @@
 //
 // EXIF orientation: a mirrored image (2) is turned row by row. Otherwise the output's rows are
 // not the file's rows: the image is decoded in bands of output rows, each pass keeping only the
-// pixels that land in its band. A flipped image (3, 4) skips to the source rows it needs; a
+// pixels that land in its band. A flipped JPEG (3, 4) skips to the source rows it needs; a
 // turned one (5-8) crops its scanlines to the source columns it needs (jpeg_crop_scanline), so
 // the colour conversion and upsampling of each pixel still run once overall; only the entropy
-// decoding repeats per band.
+// decoding repeats per band. A PNG or WebP is read whole for each band (a flipped one up to the
+// band's last source row): time, not memory.
 #include <stdlib.h>
 #include <string.h>
 #include <spng.h>
@@ -29,7 +30,8 @@ int pg_rows_init(PgRows *r, int kind, const uint8_t *data, size_t size, int widt
   r->kind = kind;
   r->data = data;
   r->size = size;
-  r->orientation = kind == PG_FROM_JPEG && orientation >= 1 && orientation <= 8 ? orientation : 1;
+  r->source = kind == PG_FROM_WEBP ? &pg_webp_row_source : kind == PG_FROM_PLANES ? &pg_planes_row_source : NULL;
+  r->orientation = kind != PG_FROM_PLANES && orientation >= 1 && orientation <= 8 ? orientation : 1;
   r->source_width = width;
   r->source_height = height;
   int turned = r->orientation >= 5;
@@ -72,45 +74,61 @@ static void mirror(uint8_t *row, int width) {
   }
 }
 
-// Decodes output rows [first, first + n) into the band.
-static void fill_band(PgRows *r, int first) {
+// The band [first, first + n) of output rows: which source rows (flipped images: [lo, lo + n),
+// turned ones: all) or source columns (turned: [lo, lo + n)) land in it.
+typedef struct {
+  int first, n, lo, flip_x, flip_y, turned;
+} Band;
+
+static Band band_at(const PgRows *r, int first) {
+  Band b = {first, r->height - first < r->band_capacity ? r->height - first : r->band_capacity};
+  pg_orientation_bits(r->orientation, &b.flip_x, &b.flip_y, &b.turned);
+  // Flipped: output row y is source row H - 1 - y. Turned: output row y is source column y (or
+  // W - 1 - y), output column x source row x (or H - 1 - x).
+  b.lo = !b.turned ? r->source_height - first - b.n : b.flip_x ? r->source_width - first - b.n : first;
+  return b;
+}
+
+// Source row `sy` into the band: `src` holds its pixels from column b->lo on (turned), or the
+// whole row (flipped, only rows in [lo, lo + n)).
+static void place_row(PgRows *r, const Band *b, int sy, const uint32_t *src) {
+  int w = r->width;
+  if (!b->turned) {
+    uint8_t *dst = r->band + (size_t)(r->source_height - 1 - sy - b->first) * w * 4;
+    memcpy(dst, src, (size_t)w * 4);
+    if (b->flip_x) mirror(dst, w);
+    return;
+  }
+  uint32_t *band = (uint32_t *)r->band;
+  int ox = b->flip_y ? r->source_height - 1 - sy : sy;
+  for (int k = 0; k < b->n; k++) {
+    int oy = b->flip_x ? r->source_width - 1 - (b->lo + k) : b->lo + k;
+    band[(size_t)(oy - b->first) * w + ox] = src[k];
+  }
+}
+
+// Decodes output rows [first, first + n) of a JPEG into the band.
+static void fill_jpeg_band(PgRows *r, const Band *b) {
   int status = jpeg_open(r);
   if (status != PG_OK) pg_fail(status);
-  int o = r->orientation, W = r->source_width, H = r->source_height, w = r->width;
-  int n = r->height - first < r->band_capacity ? r->height - first : r->band_capacity;
-  uint32_t *band = (uint32_t *)r->band;
-  int flip_x, flip_y, turned; // flip_x: source x runs backwards along the output
-  pg_orientation_bits(o, &flip_x, &flip_y, &turned);
-  if (!turned) {
-    // Output row y is source row H - 1 - y: the band is source rows [H - first - n, H - first).
-    int lo = H - first - n, skip = lo - BAND_MARGIN > 0 ? lo - BAND_MARGIN : 0;
+  int W = r->source_width, H = r->source_height, lo = b->lo;
+  if (!b->turned) {
+    int skip = lo - BAND_MARGIN > 0 ? lo - BAND_MARGIN : 0;
     if (skip > 0 && (int)jpeg_skip_scanlines(&r->cinfo, (JDIMENSION)skip) != skip) pg_fail(PG_INVALID);
-    for (int sy = skip; sy < H - first; sy++) {
+    for (int sy = skip; sy < H - b->first; sy++) {
       read_scanline(r, r->row);
-      if (sy < lo) continue;
-      uint8_t *dst = r->band + (size_t)(H - 1 - sy - first) * w * 4;
-      memcpy(dst, r->row, (size_t)w * 4);
-      if (flip_x) mirror(dst, w);
+      if (sy >= lo) place_row(r, b, sy, (const uint32_t *)r->row);
     }
   } else {
-    // Output row y is source column y (or W - 1 - y); output column x is source row x (or H - 1 - x).
-    int lo = flip_x ? W - first - n : first;
     JDIMENSION x0 = (JDIMENSION)(lo - BAND_MARGIN > 0 ? lo - BAND_MARGIN : 0);
-    JDIMENSION cw = (JDIMENSION)((lo + n + BAND_MARGIN < W ? lo + n + BAND_MARGIN : W) - (int)x0);
+    JDIMENSION cw = (JDIMENSION)((lo + b->n + BAND_MARGIN < W ? lo + b->n + BAND_MARGIN : W) - (int)x0);
     jpeg_crop_scanline(&r->cinfo, &x0, &cw);
     for (int sy = 0; sy < H; sy++) {
       read_scanline(r, r->row);
-      const uint32_t *src = (const uint32_t *)r->row + (lo - (int)x0);
-      int ox = flip_y ? H - 1 - sy : sy;
-      for (int k = 0; k < n; k++) {
-        int oy = flip_x ? W - 1 - (lo + k) : lo + k;
-        band[(size_t)(oy - first) * w + ox] = src[k];
-      }
+      place_row(r, b, sy, (const uint32_t *)r->row + (lo - (int)x0));
     }
   }
   jpeg_abort_decompress(&r->cinfo);
-  r->band_first = first;
-  r->band_rows = n;
 }
 
 // ---- PNG
@@ -133,13 +151,59 @@ static int png_open(PgRows *r) {
   spng_set_png_stream(ctx, read_file, r);
   struct spng_ihdr ihdr;
   if (spng_get_ihdr(ctx, &ihdr)) return PG_INVALID;
-  if ((int)ihdr.width != r->width || (int)ihdr.height != r->height) return PG_INVALID;
+  if ((int)ihdr.width != r->source_width || (int)ihdr.height != r->source_height) return PG_INVALID;
   if (ihdr.interlace_method != SPNG_INTERLACE_NONE) return PG_UNSUPPORTED; // the TypeScript decoder's job
   struct spng_trns trns;
   r->may_have_alpha = ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE_ALPHA || ihdr.color_type == SPNG_COLOR_TYPE_TRUECOLOR_ALPHA ||
                       spng_get_trns(ctx, &trns) == 0;
   if (spng_decode_image(ctx, NULL, 0, SPNG_FMT_RGBA8, SPNG_DECODE_TRNS | SPNG_DECODE_PROGRESSIVE)) return PG_INVALID;
   return PG_OK;
+}
+
+// ---- PNG, WebP, planes: the file's rows in file order, `file_row` counting them.
+
+static int file_start(PgRows *r) {
+  r->file_row = 0;
+  return r->source ? r->source->start(r) : png_open(r);
+}
+
+static const uint8_t *file_next(PgRows *r) {
+  int y = r->file_row++;
+  if (r->source) return r->source->next(r);
+  int status = spng_decode_row(r->spng, r->row, (size_t)r->source_width * 4);
+  // SPNG_EOI comes with the last row; anything else before it is damage.
+  if (status != 0 && !(status == SPNG_EOI && y == r->source_height - 1)) pg_fail(PG_INVALID);
+  // A file cut off after its image data is refused, as the TypeScript decoder refuses it.
+  if (y == r->source_height - 1 && spng_decode_chunks(r->spng)) pg_fail(PG_INVALID);
+  return r->row;
+}
+
+static void file_stop(PgRows *r) {
+  if (r->source) r->source->stop(r);
+  if (r->spng) spng_ctx_free(r->spng);
+  r->spng = NULL;
+}
+
+// Output rows [first, first + n) of a PNG or WebP into the band: its rows read from the top,
+// up to the last one the band needs.
+static void fill_file_band(PgRows *r, const Band *b) {
+  int status = file_start(r);
+  if (status != PG_OK) pg_fail(status);
+  int last = b->turned ? r->source_height : r->source_height - b->first;
+  for (int sy = 0; sy < last; sy++) {
+    const uint32_t *row = (const uint32_t *)file_next(r);
+    if (b->turned) place_row(r, b, sy, row + b->lo);
+    else if (sy >= b->lo) place_row(r, b, sy, row);
+  }
+  file_stop(r);
+}
+
+static void fill_band(PgRows *r, int first) {
+  Band b = band_at(r, first);
+  if (r->kind == PG_FROM_JPEG) fill_jpeg_band(r, &b);
+  else fill_file_band(r, &b);
+  r->band_first = first;
+  r->band_rows = b.n;
 }
 
 // ---- Passes
@@ -151,7 +215,6 @@ int pg_rows_start(PgRows *r, int oriented) {
   r->band_mode = oriented && r->orientation > 2;
   r->pass_width = oriented ? r->width : r->source_width;
   r->pass_height = oriented ? r->height : r->source_height;
-  if (r->kind == PG_FROM_PNG) return png_open(r);
   if (r->band_mode) {
     if (!r->band) {
       size_t row_bytes = (size_t)r->width * 4;
@@ -162,25 +225,27 @@ int pg_rows_start(PgRows *r, int oriented) {
       r->band = malloc(row_bytes * r->band_capacity);
       if (!r->band) return PG_NO_MEMORY;
     }
-    return PG_OK; // each band opens its own decoder
+    // Each band opens its own decoder; the file's features (alpha) are known from a first look.
+    if (r->kind == PG_FROM_JPEG) return PG_OK;
+    int status = file_start(r);
+    file_stop(r);
+    return status;
   }
   // Mirrored (2) rows are turned as they come; in file order (statistics) they stay as stored.
   r->mirror_rows = oriented && r->orientation == 2;
-  return jpeg_open(r);
+  return r->kind == PG_FROM_JPEG ? jpeg_open(r) : file_start(r);
 }
 
 const uint8_t *pg_rows_next(PgRows *r) {
   int y = r->next++;
-  if (r->kind == PG_FROM_PNG) {
-    int status = spng_decode_row(r->spng, r->row, (size_t)r->width * 4);
-    // SPNG_EOI comes with the last row; anything else before it is damage.
-    if (status != 0 && !(status == SPNG_EOI && y == r->height - 1)) pg_fail(PG_INVALID);
-    // A file cut off after its image data is refused, as the TypeScript decoder refuses it.
-    if (y == r->height - 1 && spng_decode_chunks(r->spng)) pg_fail(PG_INVALID);
-    return r->row;
-  }
   if (!r->band_mode) {
-    read_scanline(r, r->row);
+    if (r->kind == PG_FROM_JPEG) {
+      read_scanline(r, r->row);
+    } else {
+      const uint8_t *row = file_next(r);
+      if (!r->mirror_rows) return row;
+      if (row != r->row) memcpy(r->row, row, (size_t)r->width * 4);
+    }
     if (r->mirror_rows) mirror(r->row, r->width);
     return r->row;
   }
@@ -204,12 +269,12 @@ void pg_rows_skip(PgRows *r, int n) {
 void pg_rows_stop(PgRows *r) {
   if (r->open) jpeg_destroy_decompress(&r->cinfo);
   r->open = 0;
-  if (r->spng) spng_ctx_free(r->spng);
-  r->spng = NULL;
+  file_stop(r);
 }
 
 void pg_rows_free(PgRows *r) {
   pg_rows_stop(r);
+  if (r->source) r->source->free(r);
   free(r->band);
   free(r->row);
   r->band = r->row = NULL;

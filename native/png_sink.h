@@ -7,9 +7,21 @@
 #include "pixelgate.h"
 
 // ---- Row sources: RGBA rows of the oriented image, top to bottom, one pass at a time.
-enum { PG_FROM_JPEG = 0, PG_FROM_PNG = 1 };
+enum { PG_FROM_JPEG = 0, PG_FROM_PNG = 1, PG_FROM_WEBP = 2, PG_FROM_PLANES = 3 };
 
-typedef struct PgRows {
+// A row source kept in a file of its own (png_webp_rows.c, png_planes_rows.c): what pg_rows_*
+// call for its kind. `state` is the source's own. Its rows are the file's, in file order
+// (row `file_row` - 1 is asked for); png_rows.c turns them by the EXIF orientation.
+typedef struct PgRows PgRows;
+typedef struct {
+  int (*start)(PgRows *r);
+  const uint8_t *(*next)(PgRows *r);
+  void (*stop)(PgRows *r);
+  void (*free)(PgRows *r);
+} PgRowSource;
+extern const PgRowSource pg_webp_row_source, pg_planes_row_source;
+
+struct PgRows {
   int kind;
   int width, height;         // of the output (oriented)
   int may_have_alpha;        // the file can hold alpha at all (PNG colour type or tRNS)
@@ -30,7 +42,11 @@ typedef struct PgRows {
   int next;                  // next row of this pass
   int pass_width, pass_height; // this pass's rows: the output's, or the file's in file order
   int band_mode, mirror_rows;
-} PgRows;
+  // WebP, planes (HEIC)
+  const PgRowSource *source;
+  void *state;
+  int file_row;              // PNG, WebP, planes: next row of the file-order pass under a band
+};
 
 int pg_rows_init(PgRows *r, int kind, const uint8_t *data, size_t size, int width, int height, int orientation);
 // Starts a pass; `oriented` 0 hands the rows out in file order (for statistics).
@@ -40,6 +56,10 @@ const uint8_t *pg_rows_next(PgRows *r);
 void pg_rows_skip(PgRows *r, int n);
 void pg_rows_stop(PgRows *r);
 void pg_rows_free(PgRows *r);
+
+// The file (JPEG, WebP; NULL for a PNG, which is read through pg_read_at) or the planes
+// (PG_FROM_PLANES) as PNG (png_sink.c).
+int pg_to_png(int kind, uint8_t *data, size_t size, int width, int height, int orientation, int quality);
 
 // ---- Whole-image statistics, gathered in one pass in file order.
 enum { PG_LEVEL_SAMPLES = 32, PG_EXACT_MAX = 256 };
@@ -55,9 +75,20 @@ typedef struct {
   uint32_t transparent;             // pixels with alpha 0, outside the histogram
   uint8_t *samples;                 // level sample rows: pairs (row above, row), RGBA
   int sample_rows;
+  int binary_alpha;                 // GIF: gathered with pg_binary_pixel applied, RGB-only histogram
 } PgStats;
 
 int pg_stats_gather(PgStats *s, PgRows *rows, int histogram);
+// The statistics of a 1-bit-transparency target (GIF): every pixel as pg_binary_pixel makes it,
+// with the histogram; the median cut then measures R, G and B only.
+int pg_stats_gather_binary(PgStats *s, PgRows *rows);
+// 1-bit transparency: alpha below 128 is fully transparent (0, 0, 0, 0), the rest opaque.
+static inline const uint8_t *pg_binary_pixel(const uint8_t *p, uint8_t *q) {
+  if (p[3] == 255) return p;
+  int clear = p[3] < 128;
+  q[0] = clear ? 0 : p[0], q[1] = clear ? 0 : p[1], q[2] = clear ? 0 : p[2], q[3] = clear ? 0 : 255;
+  return q;
+}
 void pg_stats_free(PgStats *s);
 // Index of a canonical colour in the exact palette, or -1.
 int pg_exact_index(const PgStats *s, uint32_t word);

@@ -4,7 +4,8 @@
 //   256 in the order first seen: they choose the smallest exact layout (png_sink.c);
 // - the colour histogram for palette quantization: per 5-bit-per-channel bin (4 bits of alpha
 //   when the file can hold alpha) its pixel count and the sums of its pixels' channels, so the
-//   palette entries are the means of the real pixels without a second look at them;
+//   palette entries are the means of the real pixels without a second look at them (the sums
+//   are of each value's offset within its bin, so that they cannot overflow);
 // - pairs of rows evenly spread over the image, from which the deflate level is chosen.
 #include <stdlib.h>
 #include <string.h>
@@ -59,13 +60,14 @@ static int next_sample_row(const PgStats *s, int y) {
   return s->height;
 }
 
-int pg_stats_gather(PgStats *s, PgRows *rows, int histogram) {
+static int gather(PgStats *s, PgRows *rows, int histogram, int binary) {
   memset(s, 0, sizeof *s);
   int status = pg_rows_start(rows, 0);
   if (status != PG_OK) return status;
   int w = s->width = rows->pass_width, h = s->height = rows->pass_height;
   s->gray = 1;
-  s->alpha_bins = rows->may_have_alpha;
+  s->binary_alpha = binary;
+  s->alpha_bins = rows->may_have_alpha && !binary;
   s->sample_rows = h < PG_LEVEL_SAMPLES ? h : PG_LEVEL_SAMPLES;
   size_t row_bytes = (size_t)w * 4;
   s->samples = calloc((size_t)s->sample_rows * 2, row_bytes); // a sample at row 0 keeps a zero row above
@@ -83,7 +85,8 @@ int pg_stats_gather(PgStats *s, PgRows *rows, int histogram) {
     const uint8_t *row = pg_rows_next(rows);
     keep_samples(s, y, row, row_bytes);
     for (int x = 0; x < w; x++) {
-      const uint8_t *p = row + 4 * x;
+      uint8_t q[4];
+      const uint8_t *p = binary ? pg_binary_pixel(row + 4 * x, q) : row + 4 * x;
       if (p[3] != 255) s->alpha = 1;
       if (p[0] != p[1] || p[0] != p[2]) s->gray = 0;
       uint32_t word = pg_canonical(p);
@@ -95,15 +98,21 @@ int pg_stats_gather(PgStats *s, PgRows *rows, int histogram) {
       }
       uint32_t *bin = s->bins + (size_t)5 * pg_bin_of(p, s->alpha_bins);
       bin[0]++;
-      bin[1] += p[0];
-      bin[2] += p[1];
-      bin[3] += p[2];
-      bin[4] += p[3];
+      // Each channel's sum is kept as offsets within the bin (the low 3 bits, 4 for alpha; an
+      // alpha that is not binned is 255, offset 15): whole values overflow 32 bits once a bin
+      // holds 16.8 million pixels, as a 24 MP scan's white paper does (pg_bin_base adds them back).
+      bin[1] += p[0] & 7;
+      bin[2] += p[1] & 7;
+      bin[3] += p[2] & 7;
+      bin[4] += p[3] & 15;
     }
   }
   pg_rows_stop(rows);
   return PG_OK;
 }
+
+int pg_stats_gather(PgStats *s, PgRows *rows, int histogram) { return gather(s, rows, histogram, 0); }
+int pg_stats_gather_binary(PgStats *s, PgRows *rows) { return gather(s, rows, 1, 1); }
 
 void pg_stats_free(PgStats *s) {
   free(s->bins);

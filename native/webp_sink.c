@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <webp/encode.h>
 #include "pixelgate.h"
+#include "webp_alpha.h"
 
 // The settings of src/codecs/webp.ts (libwebp's defaults, method 4), quality from the caller.
 int pg_configure_webp(WebPConfig *config, float quality) {
@@ -45,8 +46,21 @@ int pg_jpeg_to_webp(uint8_t *data, size_t size, int width, int height, int orien
   return pg_encode_picture(&picture, &config);
 }
 
-// Encodes and frees `picture`; the file becomes the call's output.
+// Encodes and frees `picture`; the file becomes the call's output. libwebp encodes the colour;
+// an alpha plane with any transparency goes into a chunk of our own coder (webp_alpha.c), after
+// libwebp's usual clean-up of what hides under transparent pixels.
 int pg_encode_picture(WebPPicture *picture, const WebPConfig *config) {
+  PgBitWriter alpha = {0};
+  int width = picture->width, height = picture->height;
+  if (picture->a) {
+    if (WebPPictureHasTransparency(picture)) {
+      if (!config->exact) WebPCleanupTransparentArea(picture);
+      int status = pg_alpha_chunk(picture->a, picture->a_stride, width, height, &alpha);
+      if (status != PG_OK) return status;
+    }
+    picture->a = NULL; // still freed with the picture's other planes
+    picture->colorspace = WEBP_YUV420;
+  }
   WebPMemoryWriter writer;
   WebPMemoryWriterInit(&writer);
   picture->writer = WebPMemoryWrite;
@@ -56,8 +70,18 @@ int pg_encode_picture(WebPPicture *picture, const WebPConfig *config) {
   WebPPictureFree(picture);
   if (!ok) {
     WebPMemoryWriterClear(&writer);
+    free(alpha.data);
     return error == VP8_ENC_ERROR_OUT_OF_MEMORY || error == VP8_ENC_ERROR_BITSTREAM_OUT_OF_MEMORY ? PG_NO_MEMORY : PG_ENCODE_FAILED;
   }
-  pg_set_output(writer.mem, writer.size);
-  return PG_OK;
+  if (!alpha.data) {
+    pg_set_output(writer.mem, writer.size);
+    return PG_OK;
+  }
+  uint8_t *file;
+  size_t size;
+  int status = pg_webp_with_alpha(writer.mem, writer.size, &alpha, width, height, &file, &size);
+  WebPMemoryWriterClear(&writer);
+  free(alpha.data);
+  if (status == PG_OK) pg_set_output(file, size);
+  return status;
 }

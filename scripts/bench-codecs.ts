@@ -137,7 +137,7 @@ async function timeSize(inputs: SizeInputs, codecs: Codecs, settings: ServiceSet
       result = await timeCase(c, inputs, codecs, c.kind === "encode" ? sharpPlan(c, settings) : null, options);
     } catch (error) {
       if (!isPixelLimitRefusal(String(error))) throw error;
-      log(`${c.label} @ ${inputs.megapixels} MP: over the service's pixel limit for this format, refused as the service would`);
+      log(`${c.label} @ ${inputs.megapixels} MP: over the service's pixel or upload limit for this format, refused as the service would`);
       continue;
     }
     for (const p of result.problems) problems.push(`${c.id} @ ${inputs.megapixels} MP: ${p}`);
@@ -161,7 +161,7 @@ async function memorySize(inputs: SizeInputs, dir: string, problems: string[], i
     const peak = report.ok
       ? `${(report.peak.total / 2 ** 20).toFixed(1)} MB at ${report.peak.stage}${report.beyondLimit ? " (past the pixel limit: the service refuses this input)" : ""}`
       : refused
-        ? "over the service's pixel limit for this format (refused before decoding, as the service would)"
+        ? "over the service's pixel or upload limit for this format (refused before decoding, as the service would)"
         : `BROKEN ${report.error}`;
     log(`memory ${c.label} @ ${inputs.megapixels} MP: ${peak}`);
     const group = c.input === "avif" || (c.kind === "encode" && c.target === "avif") ? "avif" : "other";

@@ -98,6 +98,11 @@ export const MEMORY_CASES: TimingCase[] = [
   { kind: "encode", id: "png-q70-from-jpeg", label: "compress png q70 (jpeg in)", input: "jpeg", target: "png", quality: 70, goalRatio: 1.2 },
   { kind: "decode", id: "decode-webp", label: "decode webp", input: "webp" },
   { kind: "decode", id: "decode-avif", label: "decode avif", input: "avif" },
+  // GIF and BMP written by our own WASM build from the file's rows (native/gif_sink.c,
+  // bmp_sink.c); sharp writes neither at our settings, so these are memory only (goalRatio unused).
+  ...(["gif", "bmp"] as const).flatMap((target) =>
+    (["jpeg", "png", "png-alpha"] as const).map((input): EncodeCase => ({ kind: "encode", id: `${target}-from-${input}`, label: `convert ${target} (${input} in)`, input, target, goalRatio: 0 })),
+  ),
   // TIFF (a baseline JPEG strip) from a baseline upload, and every target from a progressive
   // one, whose decoder holds a whole coefficient array (packed: native/coef_store.c). Run them
   // at 24 MP too: npm run bench:codecs -- --sizes 12,24 --no-timing.
@@ -110,6 +115,12 @@ export const MEMORY_CASES: TimingCase[] = [
   ...(["webp", "webp-lossless", "webp-alpha"] as const).flatMap((input): EncodeCase[] =>
     (["webp", "jpeg"] as const).map((target) => ({ kind: "encode", id: `${target}-q70-from-${input}`, label: `compress ${target} q70 (${input} in)`, input, target, quality: 70, goalRatio: 1.3 })),
   ),
+  // WebP and HEIC uploads written as PNG by our own build's PNG writer, which reads their rows
+  // (native/png_webp_rows.c, png_planes_rows.c): memory only (goalRatio unused).
+  ...(["webp", "webp-lossless", "webp-alpha", ...(HEIC_INPUT ? (["heic"] as const) : [])] as const).flatMap((input): EncodeCase[] => [
+    { kind: "encode", id: `png-from-${input}`, label: `convert png lossless (${input} in)`, input, target: "png", goalRatio: 0 },
+    { kind: "encode", id: `png-q70-from-${input}`, label: `compress png q70 (${input} in)`, input, target: "png", quality: 70, goalRatio: 0 },
+  ]),
   // sharp cannot read HEVC, so HEIC has no timing cases (goalRatio unused): memory only, where
   // heif-enc exists.
   ...(HEIC_INPUT

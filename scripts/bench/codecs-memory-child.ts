@@ -31,6 +31,9 @@ import { pathToFileURL } from "node:url";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { decodeBeyondLimit, loadCodecs, recodeBeyondLimit, REPO_ROOT, type Format } from "./codecs-service.ts";
 
+/** What the child says when the service would refuse the upload for its size (codecs-report.ts isPixelLimitRefusal counts it as a refusal). */
+export const UPLOAD_REFUSED = "over the service's upload limit, refused as the service would";
+
 export interface MemorySpec {
   id: string;
   inputPath: string;
@@ -241,7 +244,13 @@ async function readUpload(bodyPath: string, how: "spliced" | "parsed"): Promise<
     return { parsed, bytes: modules.decodeDataUri(parsed.image, "image").bytes };
   }
   const spliced = await modules.spliceInlineImage(new Uint8Array(body.buffer, body.byteOffset, body.byteLength), () => Promise.resolve("bench"));
-  if (!spliced.image) throw new Error("the service's reader did not take the image out of the body");
+  if (!spliced.image) {
+    // Past the upload limit the reader leaves the image in the body and the service refuses it.
+    const { MAX_INPUT_IMAGE_BYTES } = (await import(pathToFileURL(path.join(REPO_ROOT, "src/images/limits.ts")).href)) as { MAX_INPUT_IMAGE_BYTES: number };
+    const size = readFileSync(bodyPath).length * 0.75;
+    if (size > MAX_INPUT_IMAGE_BYTES) throw new Error(`${UPLOAD_REFUSED} (${(size / 2 ** 20).toFixed(1)} MB)`);
+    throw new Error("the service's reader did not take the image out of the body");
+  }
   return { parsed: JSON.parse(spliced.text) as { image: string }, bytes: spliced.image.upload.bytes };
 }
 
@@ -317,7 +326,7 @@ async function run(spec: MemorySpec, bodyPath: string): Promise<MemoryReport> {
   }
   if (spec.target && output) {
     // The answer as compress builds it: the file as a base64 data URI inside the JSON envelope.
-    answerLength = JSON.stringify({ result: { image: `data:image/${spec.target};base64,${Buffer.from(output).toString("base64")}` } }).length;
+    answerLength = JSON.stringify({ result: { image: `data:image/${spec.target};base64,${Buffer.from(output.buffer, output.byteOffset, output.byteLength).toString("base64")}` } }).length;
     sample();
   }
   const wallMs = performance.now() - started;

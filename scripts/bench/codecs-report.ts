@@ -289,7 +289,7 @@ export function resultJson(input: {
   };
 }
 
-/** The decoder refuses images over the service's pixel limit: expected above it, not a failure. */
+/** The service refuses images over its pixel limit and uploads over its size limit (codecs-memory-child.ts UPLOAD_REFUSED): expected, not a failure. */
 export function isPixelLimitRefusal(message: string): boolean {
-  return /at most \d+ pixels can be (processed|read|written)/.test(message);
+  return /at most \d+ pixels can be (processed|read|written)|over the service's upload limit/.test(message);
 }

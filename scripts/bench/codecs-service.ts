@@ -68,19 +68,19 @@ export async function decodeBeyondLimit(bytes: Uint8Array, format: Format): Prom
 }
 
 /**
- * recodeImage past the pixel limit: JPEG, PNG or WebP to WebP/JPEG, JPEG or PNG to PNG, through our own WASM build (what
+ * recodeImage past the pixel limit: JPEG, PNG or WebP to WebP, JPEG or PNG, through our own WASM build (what
  * recodeImage does under the limit), anything else decoded with decodeBeyondLimit and encoded.
  */
 export async function recodeBeyondLimit(bytes: Uint8Array, header: Header, target: Format, options: { quality?: number }): Promise<{ bytes: Uint8Array; width: number; height: number }> {
   const codecs = await loadCodecs();
   const input = header.format;
-  if ((input === "jpeg" || input === "png" || input === "webp") && (target === "webp" || target === "jpeg" || (target === "png" && input !== "webp"))) {
+  if ((input === "jpeg" || input === "png" || input === "webp") && (target === "webp" || target === "jpeg" || target === "png")) {
     type Transcode = (bytes: Uint8Array, size: { width: number; height: number }, target: "webp" | "jpeg", quality: number) => Uint8Array | null;
-    type ToPng = (bytes: Uint8Array, size: { width: number; height: number }, input: "jpeg" | "png", quality: number) => Uint8Array | null;
+    type ToPng = (bytes: Uint8Array, size: { width: number; height: number }, input: "jpeg" | "png" | "webp", quality: number) => Uint8Array | null;
     const native = (await import(pathToFileURL(path.join(REPO_ROOT, "src/codecs/native.ts")).href)) as Record<"transcodeJpeg" | "transcodePng" | "transcodeWebp", Transcode> & { transcodeToPng: ToPng };
     const out =
       target === "png"
-        ? native.transcodeToPng(bytes, header, input as "jpeg" | "png", options.quality ?? 100)
+        ? native.transcodeToPng(bytes, header, input, options.quality ?? 100)
         : { jpeg: native.transcodeJpeg, png: native.transcodePng, webp: native.transcodeWebp }[input](bytes, header, target, options.quality ?? 80);
     if (out) return { bytes: out, width: header.width, height: header.height };
   }

@@ -48,8 +48,11 @@ interface NativeExports {
   pg_planes_rows(rows: number): void;
   pg_planes_end(): number;
   pg_to_png(input: number, data: number, size: number, width: number, height: number, orientation: number, quality: number): number;
+  pg_planes_to_png(width: number, height: number, alpha: number, quality: number, kr: number, kb: number, fullRange: number): number;
   pg_jpeg_baseline(on: number): void;
   pg_jpeg_window(bytes: number): void;
+  pg_to_gif(input: number, data: number, size: number, width: number, height: number, orientation: number): number;
+  pg_to_bmp(input: number, data: number, size: number, width: number, height: number, orientation: number): number;
   pg_output_data(): number;
   pg_output_size(): number;
 }
@@ -73,13 +76,20 @@ const wasiStubs = {
   },
 };
 
+/** A file the module writes out of order (a BMP's bottom-up rows) through pg_write_at: one array the file's size, made at the first write. */
+interface PlacedFile {
+  bytes?: Uint8Array;
+}
+
 /**
  * A fresh instance. `file`: what the module's pg_read and pg_read_at imports hand out, in the
  * pieces it asks for (the PNG paths read their input that way instead of from a copy in WASM
  * memory). `written`: where the pg_write import puts the pieces of a file the module hands out
- * as it writes it (a lossless PNG), copied out of WASM memory.
+ * as it writes it (a lossless PNG, a GIF), copied out of WASM memory. `placed`: where pg_write_at
+ * puts its pieces. `planes`: what the pg_read_planes import copies in, a band of rows at a time
+ * (the PNG writer reading a HEIC's planes).
  */
-function instantiate(file?: Uint8Array, written?: Uint8Array[]): NativeExports {
+function instantiate(file?: Uint8Array, written?: Uint8Array[], placed?: PlacedFile, planes?: YCbCrImage): NativeExports {
   let exports: NativeExports | undefined;
   let offset = 0;
   const readAt = (dst: number, at: number, length: number): number => {
@@ -98,8 +108,17 @@ function instantiate(file?: Uint8Array, written?: Uint8Array[]): NativeExports {
         return ok;
       },
       pg_read_at: readAt,
+      pg_read_planes: (band: number, first: number, rows: number, batch: number) => {
+        copyPlanesBand(planes!, new Uint8Array(exports!.memory.buffer), band, first, rows, batch);
+      },
       pg_write: (data: number, length: number) => {
         written?.push(new Uint8Array(exports!.memory.buffer, data, length).slice());
+      },
+      pg_write_at: (data: number, length: number, at: number, total: number) => {
+        if (!placed) return;
+        placed.bytes ??= new Uint8Array(total);
+        if (at + length > placed.bytes.length) throw new NativeFailure(NativeStatus.EncodeFailed);
+        placed.bytes.set(new Uint8Array(exports!.memory.buffer, data, length), at);
       },
       emscripten_notify_memory_growth: () => {},
     },
@@ -167,12 +186,13 @@ export function transcodePng(bytes: Uint8Array, size: { width: number; height: n
 }
 
 /**
- * Re-encodes a whole JPEG (structure already checked, EXIF `orientation` applied) or PNG
- * (non-interlaced) file as PNG without a raster (native/png_sink.c): quality 100 lossless in the
+ * Re-encodes a whole JPEG (structure already checked, EXIF `orientation` applied), PNG
+ * (non-interlaced) or still WebP file as PNG without a raster (native/png_sink.c): quality 100 lossless in the
  * smallest exact layout, below 100 a palette of 2^(quality/10) colours unless the lossless file
  * is smaller, the rules of the TypeScript encoder (png.ts). The file is decoded once for its
  * statistics and once per file written. Null for what this path leaves to the general one (CMYK
- * JPEG, interlaced PNG); invalid_image for damaged data or a size other than the header's.
+ * JPEG, interlaced PNG, animated WebP); invalid_image for damaged data or a size other than the
+ * header's.
  *
  * The file (a lossless one is 1 to 3 bytes a pixel for a photo, the largest thing the request
  * holds) leaves WASM memory in pieces as it is deflated and is joined here. Below quality 100, a
@@ -182,23 +202,74 @@ export function transcodePng(bytes: Uint8Array, size: { width: number; height: n
 export function transcodeToPng(
   bytes: Uint8Array,
   size: { width: number; height: number },
-  input: "jpeg" | "png",
+  input: "jpeg" | "png" | "webp",
   quality: number,
   orientation: Orientation = 1,
 ): Uint8Array | null {
   const pieces: Uint8Array[] = [];
   const out = runNative(
     "png",
-    (native) => {
-      // libjpeg reads from memory; the file is decoded more than once, so it is copied in once.
-      // libspng pulls a PNG through pg_read_at instead.
-      const data = input === "jpeg" ? copyIn(native, bytes) : 0;
-      return native.pg_to_png(input === "jpeg" ? 0 : 1, data, bytes.length, size.width, size.height, orientation, Math.round(quality));
-    },
+    (native) => native.pg_to_png(...rowSource(native, bytes, input), size.width, size.height, orientation, Math.round(quality)),
     bytes,
     { view: true, written: pieces },
   );
   return out && (out.length > 0 ? out : joinPieces(pieces));
+}
+
+/**
+ * YCbCr 4:2:0 planes (a HEIC decoded by libheif) written as PNG by the same writer as
+ * transcodeToPng, the planes copied in a band of rows per pass and converted to RGB with their
+ * own matrix and range (the conversion the WebP and JPEG encoders' samples go through).
+ */
+export function planesToPng(image: YCbCrImage, quality: number): Uint8Array {
+  const pieces: Uint8Array[] = [];
+  const { width, height, alpha } = image;
+  const call = (native: NativeExports) => native.pg_planes_to_png(width, height, alpha ? 1 : 0, Math.round(quality), image.kr, image.kb, image.fullRange ? 1 : 0);
+  const out = runNative("png", call, undefined, { view: true, written: pieces }, image);
+  if (!out) throw new PixelgateError("internal_error", "The native encoder refused YCbCr planes.");
+  return out.length > 0 ? out : joinPieces(pieces);
+}
+
+/** A row source's kind, file address and size (native/png_sink.h PgRows), as the pg_to_* calls take them. */
+type RowSource = [kind: number, data: number, size: number];
+
+/** native/png_sink.h PG_FROM_*. */
+const ROW_SOURCE_KIND = { jpeg: 0, png: 1, webp: 2 } as const;
+
+/**
+ * The arguments that name the file a row-streaming writer reads. libjpeg and libwebp read from
+ * memory: the file is decoded more than once, so it is copied in once. libspng pulls a PNG
+ * through pg_read_at instead.
+ */
+function rowSource(native: NativeExports, bytes: Uint8Array, input: keyof typeof ROW_SOURCE_KIND): RowSource {
+  return [ROW_SOURCE_KIND[input], input === "png" ? 0 : copyIn(native, bytes), bytes.length];
+}
+
+/**
+ * Re-encodes a whole JPEG (structure already checked, EXIF `orientation` applied), PNG
+ * (non-interlaced) or still WebP file as GIF or BMP without a raster, the TypeScript encoders' rules (gif.ts
+ * with quantize.ts, bmp.ts): native/gif_sink.c, native/bmp_sink.c. A GIF decodes the file twice
+ * (statistics for its palette, then the rows) and leaves WASM memory in pieces as it is written;
+ * a BMP decodes it once, each row written into its place in one array the file's size (its rows
+ * are bottom-up). Null for what this path leaves to the general one (CMYK JPEG, interlaced PNG, animated WebP);
+ * invalid_image for damaged data or a size other than the header's.
+ */
+export function transcodeToPalette(
+  bytes: Uint8Array,
+  size: { width: number; height: number },
+  input: "jpeg" | "png" | "webp",
+  target: "gif" | "bmp",
+  orientation: Orientation = 1,
+): Uint8Array | null {
+  const pieces: Uint8Array[] = [];
+  const placed: PlacedFile = {};
+  const out = runNative(
+    target,
+    (native) => (target === "gif" ? native.pg_to_gif : native.pg_to_bmp)(...rowSource(native, bytes, input), size.width, size.height, orientation),
+    bytes,
+    { view: false, written: pieces, placed },
+  );
+  return out && (target === "bmp" ? (placed.bytes ?? null) : joinPieces(pieces));
 }
 
 /** The pieces as one array; each is dropped from the list once copied. */
@@ -272,31 +343,37 @@ export interface YCbCrImage extends PlanesEncoding {
  */
 export function encodePlanes(image: YCbCrImage, target: NativeTarget, quality: number): Uint8Array {
   const { width, height, alpha } = image;
-  const chromaWidth = (width + 1) >> 1;
   const batch = RASTER_BATCH_ROWS;
   const out = runNative(target, (native) => {
     const band = native.pg_planes_begin(target === "webp" ? 1 : 0, width, height, alpha ? 1 : 0, quality, batch, image.kr, image.kb, image.fullRange ? 1 : 0);
     if (band === 0) throw new NativeFailure(NativeStatus.NoMemory);
-    // Where each plane's band goes: luma, Cb, Cr, then alpha (native/planes_sink.c).
-    const parts: [SamplePlane | undefined, number, number, number][] = [
-      [image.y, 0, width, 1],
-      [image.cb, width * batch, chromaWidth, 2],
-      [image.cr, width * batch + (chromaWidth * batch) / 2, chromaWidth, 2],
-      [alpha, width * batch + chromaWidth * batch, width, 1],
-    ];
     for (let row = 0; row < height; row += batch) {
-      const n = Math.min(batch, height - row);
       // A fresh view each time: a memory growth replaces the buffer.
-      const memory = new Uint8Array(native.memory.buffer);
-      for (const [plane, offset, rowBytes, step] of parts) {
-        if (plane) copyRows(plane, row / step, Math.ceil(n / step), rowBytes, memory.subarray(band + offset));
-      }
-      native.pg_planes_rows(n);
+      copyPlanesBand(image, new Uint8Array(native.memory.buffer), band, row, Math.min(batch, height - row), batch);
+      native.pg_planes_rows(Math.min(batch, height - row));
     }
     return native.pg_planes_end();
   });
   if (!out) throw new PixelgateError("internal_error", "The native encoder refused YCbCr planes.");
   return out;
+}
+
+/**
+ * Copies rows [row, row + n) of the image's planes (chroma: their (n + 1) / 2 rows) into the band
+ * at `band` of `memory`, laid out for `batch` rows: luma, Cb, Cr, then alpha (native/planes_sink.c).
+ */
+function copyPlanesBand(image: YCbCrImage, memory: Uint8Array, band: number, row: number, n: number, batch: number): void {
+  const { width, alpha } = image;
+  const chromaWidth = (width + 1) >> 1;
+  const parts: [SamplePlane | undefined, number, number, number][] = [
+    [image.y, 0, width, 1],
+    [image.cb, width * batch, chromaWidth, 2],
+    [image.cr, width * batch + (chromaWidth * batch) / 2, chromaWidth, 2],
+    [alpha, width * batch + chromaWidth * batch, width, 1],
+  ];
+  for (const [plane, offset, rowBytes, step] of parts) {
+    if (plane) copyRows(plane, row / step, Math.ceil(n / step), rowBytes, memory.subarray(band + offset));
+  }
 }
 
 /** Copies `rows` rows of `width` samples from row `first` of `plane` to `to`, packed. */
@@ -321,11 +398,17 @@ export function setCoefficientWindow(bytes: number | null): void {
  * Runs `call` on a fresh instance and maps its status: the output copied out of WASM memory,
  * null for PG_UNSUPPORTED, a PixelgateError otherwise.
  */
-function runNative(target: NativeTarget | "png", call: (native: NativeExports) => number, file?: Uint8Array, output: { view: boolean; written?: Uint8Array[] } = { view: false }): Uint8Array | null {
+function runNative(
+  target: NativeTarget | "png" | "gif" | "bmp",
+  call: (native: NativeExports) => number,
+  file?: Uint8Array,
+  output: { view: boolean; written?: Uint8Array[]; placed?: PlacedFile } = { view: false },
+  planes?: YCbCrImage,
+): Uint8Array | null {
   let status: number;
   let native: NativeExports | undefined;
   try {
-    native = instantiate(file, output.written);
+    native = instantiate(file, output.written, output.placed, planes);
     if (target === "baseline-jpeg") native.pg_jpeg_baseline(1);
     if (coefficientWindow !== null) native.pg_jpeg_window(coefficientWindow);
     status = call(native);
@@ -343,11 +426,13 @@ function runNative(target: NativeTarget | "png", call: (native: NativeExports) =
     case NativeStatus.NoMemory:
       throw new PixelgateError("image_too_large", "The image needs more memory to convert than the worker has.", { param: "image" });
     case NativeStatus.EncodeFailed:
-      throw new PixelgateError("internal_error", `Encoding ${target === "webp" ? "WebP" : target === "png" ? "PNG" : "JPEG"} failed.`);
+      throw new PixelgateError("internal_error", `Encoding ${ENCODER_LABELS[target]} failed.`);
     default:
       throw invalidImage("The image could not be decoded.");
   }
 }
+
+const ENCODER_LABELS = { webp: "WebP", jpeg: "JPEG", "baseline-jpeg": "JPEG", png: "PNG", gif: "GIF", bmp: "BMP" } as const;
 
 /** A JS-side failure inside the call: memory that could not be allocated, or a trap. */
 function errorStatus(error: unknown): number {

@@ -2,7 +2,7 @@ import type { WebpLayout } from "./webp.ts";
 
 // What one compress or convert costs per pixel on each native path (recode-route.ts decides
 // which runs). Our own WASM build (native.ts) takes JPEG, PNG, still WebP and HEIC (libheif's
-// YCbCr planes) to WebP or JPEG, and JPEG and PNG to PNG, without an RGBA raster; the figures
+// YCbCr planes) to WebP or JPEG, and all four to PNG, without an RGBA raster; the figures
 // are its measured peaks (memory child of `npm run bench:codecs`, docs/codecs.md), the upload
 // counted separately (limits.ts). The general path's figures are in limits.ts.
 
@@ -12,23 +12,25 @@ export type NativeEncoderTarget = "webp" | "jpeg";
 /** Peak WASM bytes per pixel of the native paths, as measured (slopes between 4, 12 and 24 MP). */
 const NATIVE_BYTES_PER_PIXEL = {
   pngOpaque: { webp: 2.4, jpeg: 3.1 },
-  // libwebp's lossless alpha coder needs ~22 B/px (289 MB for a 12 MP PNG with alpha). To
-  // JPEG the alpha is flattened row by row: 13.2 MB of WASM at 4 MP, 26.1 at 8 MP.
-  pngAlpha: { webp: 24, jpeg: 3.3 },
+  // The alpha plane (1 B/px) goes to our own alpha coder (webp_alpha.c; libwebp's needed ~22
+  // B/px): 13.5 MB of WASM at 4 MP, 26.7 at 8 MP. To JPEG the alpha is flattened row by row:
+  // 13.2 and 26.1 MB.
+  pngAlpha: { webp: 3.4, jpeg: 3.3 },
   // Still WebP, lossy: decoded into the WebP encoder's YUV planes, or streamed as rows into
   // the JPEG encoder (its coefficients, 3 B/px, are then the picture's only whole copy).
   webpLossy: { webp: 2.5, jpeg: 3.6 },
   // VP8L goes through a whole ARGB image inside libwebp (4 B/px) before the planes are written.
   webpLossless: { webp: 5.7, jpeg: 5.9 },
   // The ALPH plane is held whole inside libwebp, twice, plus 4 B/px when its stream uses more
-  // than a palette; a WebP target then pays for libwebp's lossless alpha coder, as PNG with
-  // alpha does.
-  webpAlpha: { webp: 22.4, jpeg: 10.3 },
-  webpLosslessAlpha: { webp: 22.4, jpeg: 6.6 },
+  // than a palette. To WebP (our alpha coder): 25.8, 51.1 and 99.2 MB of WASM at 4, 8 and 12 MP
+  // (lossy), 28.4, 55.7 and 82.8 (lossless).
+  webpAlpha: { webp: 9, jpeg: 10.3 },
+  webpLosslessAlpha: { webp: 7.5, jpeg: 6.6 },
   // libheif's instance (~4.7 B/px at its peak, 6.4 with an alpha plane) and the planes copied
   // out of it; the encoder comes after libheif is gone and needs less.
   heic: { webp: 6.2, jpeg: 6.2 },
-  heicAlpha: { webp: 25.5, jpeg: 8.7 },
+  // With alpha, to WebP (our alpha coder): 23.4, 49.3 and 78.1 MB of WASM at 4, 8 and 12 MP.
+  heicAlpha: { webp: 8.7, jpeg: 8.7 },
 } as const;
 
 /** Whether a PNG carries alpha (a colour type with alpha, or a tRNS chunk) or is interlaced. */
@@ -61,20 +63,29 @@ const NATIVE_PNG = {
     // A progressive JPEG's decoder holds its whole coefficient array, packed (coef_store.c), in
     // every pass; turned or flipped, in every band of every pass too: `progressivePerInputByte`
     // more for each byte of the upload (22 MB upright, 30 turned, for a 4 MB 24 MP file).
-    wasm: { jpeg: 0.4, jpegProgressive: 0.5, jpegProgressiveBanded: 0.8, png: 0.2 },
-    progressivePerInputByte: 2.6,
+    wasm: { jpeg: 0.4, jpegProgressive: 0.5, jpegProgressiveBanded: 0.8, png: 0.2, progressivePerInputByte: 2.6 },
   },
   // The lossless candidate is kept too, at most the palette file's size: one copy more.
   palette: {
     file: { jpeg: { perInputByte: 2, most: 1.05 }, png: { perInputByte: 0.5, most: 1.05 } },
     copies: 5.7,
-    wasm: { jpeg: 0.7, jpegProgressive: 0.5, jpegProgressiveBanded: 0.8, png: 1.0 },
-    progressivePerInputByte: 4.2,
+    wasm: { jpeg: 0.7, jpegProgressive: 0.5, jpegProgressiveBanded: 0.8, png: 1.0, progressivePerInputByte: 4.2 },
   },
 } as const;
 
-/** A JPEG turned or flipped by its EXIF orientation is decoded in bands of up to 8 MB (0.7 B/px at 12 MP). */
+/** A file turned or flipped by its EXIF orientation is decoded in bands of up to 8 MB (0.7 B/px at 12 MP). */
 const BAND_BYTES_PER_PIXEL = 0.7;
+
+/** What a row source holds in WASM (`wasm`: one of the tables above), plus a band for a JPEG turned or flipped. */
+function rowSourceBytesPerPixel(wasm: (typeof NATIVE_PNG)["lossless" | "palette"]["wasm"], input: "jpeg" | "png", banded: boolean, progressive: boolean, bytes: Uint8Array, pixels: number): number {
+  const packed = progressive ? (wasm.progressivePerInputByte * bytes.length) / Math.max(1, pixels) : 0;
+  return wasm[progressive ? (banded ? "jpegProgressiveBanded" : "jpegProgressive") : input] + packed + (banded && !progressive ? BAND_BYTES_PER_PIXEL : 0);
+}
+
+/** A written file's bytes per pixel, from the upload's density, capped by what the layout takes at most (and at least `least`). */
+function filePerPixel(file: { perInputByte: number; most: number; least?: number }, bytes: Uint8Array, pixels: number): number {
+  return Math.min(file.most, Math.max(file.least ?? 0, (file.perInputByte * bytes.length) / Math.max(1, pixels)));
+}
 
 /**
  * Bytes per pixel of writing `input` as PNG natively at `quality` (100: lossless); `banded`: a
@@ -82,12 +93,31 @@ const BAND_BYTES_PER_PIXEL = 0.7;
  */
 export function pngBytesPerPixel(bytes: Uint8Array, input: "jpeg" | "png", pixels: number, quality: number, banded: boolean, progressive: boolean): number {
   const kind = quality >= 100 ? NATIVE_PNG.lossless : NATIVE_PNG.palette;
-  const wasm =
-    kind.wasm[progressive ? (banded ? "jpegProgressiveBanded" : "jpegProgressive") : input] +
-    (progressive ? (kind.progressivePerInputByte * bytes.length) / Math.max(1, pixels) : 0);
-  const file = kind.file[input];
-  const filePerPixel = Math.min(file.most, (file.perInputByte * bytes.length) / Math.max(1, pixels));
-  return wasm + (banded && !progressive ? BAND_BYTES_PER_PIXEL : 0) + kind.copies * filePerPixel;
+  return rowSourceBytesPerPixel(kind.wasm, input, banded, progressive, bytes, pixels) + kind.copies * filePerPixel(kind.file[input], bytes, pixels);
+}
+
+/**
+ * GIF and BMP written by our own build from a JPEG's or PNG's rows (native/gif_sink.c,
+ * bmp_sink.c). The WASM memory is the row source's, as for the PNG writer's lossless pass
+ * (`wasm`, plus a band for a turned JPEG). What grows is the file, held by the request in
+ * `copies` (3.7, the worst run measured): a GIF's pieces and the joined file, then the file,
+ * the answer's base64 and its JSON; a BMP is written into one array, then the same three.
+ * A BMP is 3 bytes a pixel, always. A GIF's LZW data follows the picture, not the upload:
+ * 0.39 to 0.43 bytes a pixel for photos (2.2 times a photo JPEG's size, 1.4 times a dense
+ * one's, 0.16 times a PNG photo's), 1.25 for noise, at most 12 bits a pixel (`most`, with the
+ * sub-block lengths). A dense upload raises the estimate; `least` is the photo figure with room
+ * to spare, so a small upload of a busy picture is not priced as nearly free.
+ */
+const NATIVE_GIF = {
+  file: { jpeg: { perInputByte: 2.2, least: 0.5, most: 1.55 }, png: { perInputByte: 0.6, least: 0.5, most: 1.55 } },
+  copies: 3.7,
+};
+const NATIVE_BMP = { filePerPixel: 3, copies: 3.9 };
+
+/** Bytes per pixel of writing `input` as GIF or BMP natively (`banded`, `progressive`: as for pngBytesPerPixel). */
+export function rowWriterBytesPerPixel(bytes: Uint8Array, input: "jpeg" | "png", target: "gif" | "bmp", pixels: number, banded: boolean, progressive: boolean): number {
+  const file = target === "bmp" ? NATIVE_BMP.copies * NATIVE_BMP.filePerPixel : NATIVE_GIF.copies * filePerPixel(NATIVE_GIF.file[input], bytes, pixels);
+  return rowSourceBytesPerPixel(NATIVE_PNG.lossless.wasm, input, banded, progressive, bytes, pixels) + file;
 }
 
 /**
@@ -130,4 +160,54 @@ export function webpBytesPerPixel({ lossless, alpha }: WebpLayout, to: NativeEnc
 /** A HEIC's YCbCr planes to WebP or JPEG. */
 export function heicBytesPerPixel(alpha: boolean, to: NativeEncoderTarget): number {
   return NATIVE_BYTES_PER_PIXEL[alpha ? "heicAlpha" : "heic"][to];
+}
+
+/**
+ * WebP and HEIC written as PNG (native/png_webp_rows.c, png_planes_rows.c), the same model as
+ * NATIVE_PNG: the WASM side plus the file the request holds `copies` of, predicted from the
+ * upload's density (measured 4 and 12 MP, memory child of `npm run bench:codecs`): a lossless
+ * PNG came out 14 to 16 times a lossy WebP, 1.35 times a lossless one, 6 times a HEIC; a
+ * palette file 3.4, 0.27 and 1.9 times. WASM: a lossy WebP is decoded a macroblock row at a time
+ * (0.3 B/px at 12 MP), but libwebp holds a lossless file's whole ARGB image (4 B/px, plus the
+ * 8 MB band: 69.9 MB at 12 MP) and the ALPH plane's (72.6 MB at 12 MP); below quality 100 the
+ * colour histogram adds up to 10 MB. A HEIC's planes (1.5 B/px, 2.5 with alpha) stay in
+ * JavaScript while the PNG is written.
+ */
+const NATIVE_PNG_FROM = {
+  lossless: {
+    file: { webp: { perInputByte: 16, most: 3.1 }, webpLossless: { perInputByte: 1.5, most: 4.1 }, heic: { perInputByte: 8, most: 3.1 } },
+    wasm: { webp: 0.4, webpAlpha: 6.5, webpLossless: 6.2, heic: 0.3 },
+  },
+  palette: {
+    file: { webp: { perInputByte: 4, most: 1.05 }, webpLossless: { perInputByte: 0.5, most: 1.05 }, heic: { perInputByte: 2.5, most: 1.05 } },
+    wasm: { webp: 0.6, webpAlpha: 7.4, webpLossless: 6.5, heic: 0.6 },
+  },
+} as const;
+
+/** `wasm` plus `copies` of the file predicted from the upload's density, within `most` bytes a pixel. */
+function pngWithFile(wasm: number, copies: number, file: { perInputByte: number; most: number }, bytes: Uint8Array, pixels: number): number {
+  return wasm + copies * filePerPixel(file, bytes, pixels);
+}
+
+/** A still WebP file written as PNG at `quality` (100: lossless); `banded`: turned or flipped by its EXIF orientation. */
+export function webpToPngBytesPerPixel(bytes: Uint8Array, { lossless, alpha }: WebpLayout, pixels: number, quality: number, banded = false): number {
+  const copies = (quality >= 100 ? NATIVE_PNG.lossless : NATIVE_PNG.palette).copies;
+  const kind = quality >= 100 ? NATIVE_PNG_FROM.lossless : NATIVE_PNG_FROM.palette;
+  const file = kind.file[lossless ? "webpLossless" : "webp"];
+  const most = alpha && quality >= 100 ? NATIVE_PNG.lossless.file.png.most : file.most; // RGBA rows
+  const wasm = kind.wasm[lossless ? "webpLossless" : alpha ? "webpAlpha" : "webp"] + (banded ? BAND_BYTES_PER_PIXEL : 0);
+  return pngWithFile(wasm, copies, { ...file, most }, bytes, pixels);
+}
+
+/**
+ * A HEIC's planes written as PNG: libheif's decode first (the HEIC to JPEG figures: its instance
+ * and the planes copied out of it; 81.1 MB at 12 MP either way, as to WebP), then the writer
+ * beside the planes, whichever is larger.
+ */
+export function heicToPngBytesPerPixel(bytes: Uint8Array, alpha: boolean, pixels: number, quality: number): number {
+  const copies = (quality >= 100 ? NATIVE_PNG.lossless : NATIVE_PNG.palette).copies;
+  const kind = quality >= 100 ? NATIVE_PNG_FROM.lossless : NATIVE_PNG_FROM.palette;
+  const planes = alpha ? 2.5 : 1.5;
+  const file = alpha && quality >= 100 ? { ...kind.file.heic, most: NATIVE_PNG.lossless.file.png.most } : kind.file.heic;
+  return Math.max(heicBytesPerPixel(alpha, "jpeg"), planes + pngWithFile(kind.wasm.heic, copies, file, bytes, pixels));
 }

@@ -3,7 +3,7 @@ import { heicEncoding } from "./heic.ts";
 import { readJpegFrame } from "./jpeg.ts";
 import { readOrientation, type Orientation } from "./orientation.ts";
 import type { PlanesEncoding } from "./native.ts";
-import { heicBytesPerPixel, jpegBytesPerPixel, pngBytesPerPixel, pngLayout, pngToEncoderBytesPerPixel, webpBytesPerPixel, type NativeEncoderTarget } from "./recode-cost.ts";
+import { heicBytesPerPixel, heicToPngBytesPerPixel, jpegBytesPerPixel, pngBytesPerPixel, pngLayout, pngToEncoderBytesPerPixel, rowWriterBytesPerPixel, webpBytesPerPixel, webpToPngBytesPerPixel, type NativeEncoderTarget } from "./recode-cost.ts";
 import { readWebpLayout } from "./webp.ts";
 
 // Which way one compress or convert runs, decided once from the file's first bytes: our own
@@ -14,10 +14,10 @@ import { readWebpLayout } from "./webp.ts";
 /** A native path: the file's reader, what it costs, and what the reader needs to know. */
 export type NativeRoute =
   | { input: "jpeg"; bytesPerPixel: number; orientation: Orientation }
-  | { input: "png" | "webp"; bytesPerPixel: number }
+  | { input: "png" | "webp"; bytesPerPixel: number; orientation: Orientation }
   | { input: "heic"; bytesPerPixel: number; encoding: PlanesEncoding };
 
-/** Targets the native encoders write: WebP, JPEG, a TIFF around a baseline JPEG, and PNG. */
+/** Targets the native encoders write: WebP, JPEG, a TIFF around a baseline JPEG; PNG, GIF and BMP from JPEG and PNG files. */
 const ENCODER_TARGET: Partial<Record<ImageFormat, NativeEncoderTarget>> = { webp: "webp", jpeg: "jpeg", tiff: "jpeg" };
 
 /**
@@ -31,28 +31,37 @@ export function nativeRoute(bytes: Uint8Array, input: InputFormat, target: Image
     const frame = readJpegFrame(bytes);
     const orientation = readOrientation(bytes, "jpeg");
     if (target === "png") return { input, orientation, bytesPerPixel: pngBytesPerPixel(bytes, "jpeg", pixels, quality, orientation > 2, frame.progressive) };
+    if (target === "gif" || target === "bmp") return { input, orientation, bytesPerPixel: rowWriterBytesPerPixel(bytes, "jpeg", target, pixels, orientation > 2, frame.progressive) };
     // A TIFF's tags describe a three-component strip: a grey JPEG takes the general path.
     if (!encoder || (target === "tiff" && frame.components !== 3)) return null;
     const to = target === "tiff" ? "tiff" : encoder;
     return { input, orientation, bytesPerPixel: jpegBytesPerPixel(frame.progressive, to, orientation !== 1, bytes.length, pixels) };
   }
-  // An EXIF-oriented PNG or WebP is rare: the general path turns it.
-  if (input !== "heic" && (input === "png" || input === "webp") && readOrientation(bytes, input) !== 1) return null;
+  // An EXIF-oriented PNG or WebP is rare: the PNG writer turns it (in bands, reading the file
+  // once per band); to the other targets the general path turns it.
+  const orientation = input === "png" || input === "webp" ? readOrientation(bytes, input) : 1;
+  if (orientation !== 1 && target !== "png") return null;
+  const banded = orientation > 2;
   if (input === "png") {
     const layout = pngLayout(bytes);
     if (layout.interlaced) return null; // de-interlaced by the TypeScript decoder
-    if (target === "png") return { input, bytesPerPixel: pngBytesPerPixel(bytes, "png", pixels, quality, false, false) };
-    return encoder ? { input, bytesPerPixel: pngToEncoderBytesPerPixel(layout.alpha, encoder) } : null;
+    if (target === "png") return { input, orientation, bytesPerPixel: pngBytesPerPixel(bytes, "png", pixels, quality, banded, false) };
+    if (target === "gif" || target === "bmp") return { input, orientation, bytesPerPixel: rowWriterBytesPerPixel(bytes, "png", target, pixels, false, false) };
+    return encoder ? { input, orientation, bytesPerPixel: pngToEncoderBytesPerPixel(layout.alpha, encoder) } : null;
   }
   if (input === "webp") {
     const layout = readWebpLayout(bytes);
-    // The general path takes an animation's first frame; the PNG writer reads JPEG and PNG only.
-    if (layout.animated || !encoder) return null;
-    return { input, bytesPerPixel: webpBytesPerPixel(layout, encoder) };
+    // The general path takes an animation's first frame; a turned lossless file would be
+    // decoded whole (libwebp's ARGB image) for every band of every pass.
+    if (layout.animated || (banded && layout.lossless)) return null;
+    if (target === "png") return { input, orientation, bytesPerPixel: webpToPngBytesPerPixel(bytes, layout, pixels, quality, banded) };
+    return encoder ? { input, orientation, bytesPerPixel: webpBytesPerPixel(layout, encoder) } : null;
   }
   if (input === "heic") {
-    const encoding = encoder ? heicEncoding(bytes) : null;
-    return encoding && encoder ? { input, encoding, bytesPerPixel: heicBytesPerPixel(encoding.alpha, encoder) } : null;
+    const encoding = encoder || target === "png" ? heicEncoding(bytes) : null;
+    if (!encoding) return null;
+    const bytesPerPixel = encoder ? heicBytesPerPixel(encoding.alpha, encoder) : heicToPngBytesPerPixel(bytes, encoding.alpha, pixels, quality);
+    return { input, encoding, bytesPerPixel };
   }
   return null;
 }

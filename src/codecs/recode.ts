@@ -10,7 +10,7 @@ import { assertFormatHolds, encodeImage, encodeQuality, type EncodeOptions } fro
 import { JPEG_DEFAULT_QUALITY } from "./jpeg.ts";
 import { decodeHeicPlanes } from "./heic.ts";
 import { maxPixelsFor } from "./limits.ts";
-import { encodePlanes, transcodeJpeg, transcodePng, transcodeToPng, transcodeWebp, type NativeTarget } from "./native.ts";
+import { encodePlanes, planesToPng, transcodeJpeg, transcodePng, transcodeToPalette, transcodeToPng, transcodeWebp, type NativeTarget } from "./native.ts";
 import { nativeRoute, type NativeRoute } from "./recode-route.ts";
 import { PNG_DEFAULT_QUALITY } from "./png.ts";
 import { TIFF_JPEG_QUALITY, tiffAroundJpeg } from "./tiff.ts";
@@ -22,6 +22,9 @@ const NATIVE_TARGETS: Partial<Record<ImageFormat, number>> = {
   jpeg: JPEG_DEFAULT_QUALITY,
   png: PNG_DEFAULT_QUALITY,
   tiff: TIFF_JPEG_QUALITY,
+  // GIF and BMP take no quality; their writers follow the TypeScript encoders' fixed rules.
+  gif: 100,
+  bmp: 100,
 };
 
 /** What the native encoder writes for `format` (a TIFF's strip is a baseline JPEG). */
@@ -73,7 +76,7 @@ function asTiff(jpeg: RecodedImage): RecodedImage | null {
 async function runNative(route: NativeRoute, bytes: Uint8Array, header: ImageHeader, format: ImageFormat, quality: number): Promise<RecodedImage | null> {
   assertDecodable(header);
   assertSafeToDecode(bytes, header);
-  const turned = route.input === "jpeg" && route.orientation >= 5;
+  const turned = route.input !== "heic" && route.orientation >= 5;
   const width = turned ? header.height : header.width;
   const height = turned ? header.width : header.height;
   assertFormatHolds(width, height, format);
@@ -81,19 +84,22 @@ async function runNative(route: NativeRoute, bytes: Uint8Array, header: ImageHea
   const done = (out: Uint8Array | null) => out && { bytes: out, width, height };
   switch (route.input) {
     case "jpeg":
+      if (format === "gif" || format === "bmp") return done(transcodeToPalette(bytes, header, "jpeg", format, route.orientation));
       return done(format === "png" ? transcodeToPng(bytes, header, "jpeg", quality, route.orientation) : transcodeJpeg(bytes, header, encoder, quality, route.orientation));
     case "png":
-      return done(format === "png" ? transcodeToPng(bytes, header, "png", quality) : transcodePng(bytes, header, encoder, quality));
+      if (format === "gif" || format === "bmp") return done(transcodeToPalette(bytes, header, "png", format));
+      return done(format === "png" ? transcodeToPng(bytes, header, "png", quality, route.orientation) : transcodePng(bytes, header, encoder, quality));
     case "webp":
-      return done(transcodeWebp(bytes, header, encoder, quality));
+      return done(format === "png" ? transcodeToPng(bytes, header, "webp", quality, route.orientation) : transcodeWebp(bytes, header, encoder, quality));
     case "heic": {
-      // libheif's YCbCr planes go to our encoders a band at a time (no RGBA image).
+      // libheif's YCbCr planes go to our encoders, or the PNG writer, a band at a time (no RGBA image).
       const planes = await decodeHeicPlanes(bytes, maxPixelsFor("heic"), route.encoding);
       // A turn of the event loop between the halves: libheif's instance (its memory peaks at about
       // 4.7 bytes a pixel) is unreachable from here and can be collected before the encoder grows,
       // and other requests in the isolate get to run between two seconds-long steps.
       await new Promise((resolve) => setTimeout(resolve, 0));
-      return { bytes: encodePlanes(planes, encoder, quality), width: planes.width, height: planes.height };
+      const out = format === "png" ? planesToPng(planes, quality) : encodePlanes(planes, encoder, quality);
+      return { bytes: out, width: planes.width, height: planes.height };
     }
   }
 }

@@ -11,14 +11,8 @@ import { nativeBytesPerPixel } from "../../src/codecs/recode-route.ts";
 import type { Orientation } from "../../src/codecs/orientation.ts";
 import { newAccount } from "../support/fixtures";
 import { balanceOf, postTool } from "../support/tool-calls";
-import { exifApp1, gradient, gradientWithAlpha, handPng, image, maxDiff, meanDiff, pixelgateError, pngLayout, pngPaletteSize, quadrants, withJpegSegments } from "./support.ts";
+import { exifApp1, gradient, gradientWithAlpha, handPng, image, maxDiff, meanDiff, pixelgateError, pngLayout, pngPaletteSize, quadrants, quadrantScene as scene, withJpegSegments } from "./support.ts";
 
-function scene(width: number, height: number): RasterImage {
-  const q = quadrants(width, height);
-  const g = gradient(width, height);
-  for (let i = 0; i < q.data.length; i++) q.data[i] = (q.data[i]! * 3 + g.data[i]!) >> 2;
-  return q;
-}
 
 async function shown(png: Uint8Array): Promise<RasterImage> {
   return decodeImage(png, readHeader(png, "png"));

@@ -3,9 +3,12 @@
 // used to be decided apart: each checks the route, and that recodeImage then ran that path.
 
 import { describe, expect, it } from "vitest";
-import { decodeImage, encodeImage, nativeRoute, readHeader, recodeImage } from "../../src/codecs/index.ts";
+import { encodeImage, nativeRoute, readHeader, recodeImage } from "../../src/codecs/index.ts";
 import { ENCODE_BYTES_PER_PIXEL } from "../../src/codecs/limits.ts";
-import { transcodePng } from "../../src/codecs/native.ts";
+import { Buffer } from "node:buffer";
+import { decodeHeicPlanes, heicEncoding } from "../../src/codecs/heic.ts";
+import { planesToPng, transcodePng, transcodeToPng } from "../../src/codecs/native.ts";
+import { QUADRANTS_HEIC } from "../fixtures/heic.ts";
 import { gradient, gradientWithAlpha } from "./support.ts";
 
 describe("the native route", () => {
@@ -25,12 +28,24 @@ describe("the native route", () => {
     expect(nativeRoute(grey, "jpeg", "jpeg", 64 * 48, 100)).toMatchObject({ input: "jpeg", orientation: 1 });
   });
 
-  it("targets the native encoders do not write, and WebP or HEIC to PNG, take the general path", async () => {
+  it("targets the native encoders do not write take the general path", async () => {
     const webp = await encodeImage(gradient(64, 48), "webp", { quality: 80 });
-    for (const target of ["gif", "bmp", "avif", "png"] as const) expect(nativeRoute(webp, "webp", target, 64 * 48, 100)).toBeNull();
+    for (const target of ["gif", "bmp", "avif"] as const) expect(nativeRoute(webp, "webp", target, 64 * 48, 100)).toBeNull();
     expect(nativeRoute(webp, "webp", "tiff", 64 * 48, 100)).toMatchObject({ input: "webp" });
     // What the general path writes is what recodeImage answers for a general route.
+    const out = await recodeImage(webp, readHeader(webp, "webp"), "avif");
+    expect(out.bytes.length).toBeGreaterThan(0);
+  });
+
+  it("WebP and HEIC to PNG: the PNG writer's WebP and planes sources, priced as that path", async () => {
+    const webp = await encodeImage(gradient(64, 48), "webp", { quality: 80 });
+    const route = nativeRoute(webp, "webp", "png", 64 * 48, 100);
+    expect(route).toMatchObject({ input: "webp" });
     const out = await recodeImage(webp, readHeader(webp, "webp"), "png");
-    expect(out.bytes).toEqual(await encodeImage(await decodeImage(webp, readHeader(webp, "webp")), "png"));
+    expect(out.bytes).toEqual(transcodeToPng(webp, { width: 64, height: 48 }, "webp", 100));
+    const heic = new Uint8Array(Buffer.from(QUADRANTS_HEIC, "base64"));
+    expect(nativeRoute(heic, "heic", "png", 64 * 48, 70)).toMatchObject({ input: "heic" });
+    const planes = await decodeHeicPlanes(heic, 1 << 20, heicEncoding(heic)!);
+    expect((await recodeImage(heic, readHeader(heic, "heic"), "png", { quality: 70 })).bytes).toEqual(planesToPng(planes, 70));
   });
 });

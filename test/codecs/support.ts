@@ -5,8 +5,12 @@
 import { expect } from "vitest";
 import { GifWriter } from "omggif";
 import { PixelgateError } from "../../src/errors.ts";
-import type { RasterImage } from "../../src/codecs/index.ts";
+import { encodeImage, type RasterImage } from "../../src/codecs/index.ts";
 import { crc32 } from "../../src/codecs/crc32.ts";
+import { instantiateCodec } from "../../src/codecs/wasm.ts";
+import webpEncoderFactory from "@jsquash/webp/codec/enc/webp_enc.js";
+import webpEncoderWasm from "@jsquash/webp/codec/enc/webp_enc.wasm";
+import { defaultOptions as webpDefaults } from "@jsquash/webp/meta.js";
 
 export function image(width: number, height: number, pixel: (x: number, y: number) => [number, number, number, number]): RasterImage {
   const data = new Uint8ClampedArray(width * height * 4);
@@ -50,6 +54,14 @@ export function quadrants(width: number, height: number): RasterImage {
     const top = y < height / 2;
     return top ? (left ? [255, 0, 0, 255] : [0, 255, 0, 255]) : left ? [0, 0, 255, 255] : [255, 255, 255, 255];
   });
+}
+
+/** Quadrants with a gradient inside: thousands of colours, and every flip and turn told apart. */
+export function quadrantScene(width: number, height: number): RasterImage {
+  const q = quadrants(width, height);
+  const g = gradient(width, height);
+  for (let i = 0; i < q.data.length; i++) q.data[i] = (q.data[i]! * 3 + g.data[i]!) >> 2;
+  return q;
 }
 
 export function pixelAt(img: RasterImage, x: number, y: number): number[] {
@@ -486,4 +498,21 @@ export function webpWithExif(webp: Uint8Array, exifTiff: Uint8Array, width: numb
   const head = concat(ascii("RIFF"), new Uint8Array(4));
   new DataView(head.buffer).setUint32(4, body.length, true);
   return concat(head, body);
+}
+
+/** `image` as WebP by libwebp's own encoder (jsquash's build), to compare ours with. */
+export async function jsquashWebp(image: RasterImage, options: Partial<typeof webpDefaults>): Promise<Uint8Array> {
+  type Encoder = { encode(data: BufferSource, width: number, height: number, options: typeof webpDefaults): Uint8Array | null };
+  const encoder = await instantiateCodec<Encoder>(webpEncoderFactory, webpEncoderWasm);
+  return new Uint8Array(encoder.encode(image.data, image.width, image.height, { ...webpDefaults, ...options })!);
+}
+
+/** The four kinds of still WebP (VP8, VP8X+ALPH, VP8L opaque and with alpha) of an opaque image and one with alpha. */
+export async function webpKinds(opaque: RasterImage, cutOut: RasterImage): Promise<Record<"lossy" | "lossy with alpha" | "lossless" | "lossless with alpha", Uint8Array>> {
+  return {
+    lossy: await encodeImage(opaque, "webp", { quality: 90 }),
+    "lossy with alpha": await encodeImage(cutOut, "webp", { quality: 90 }),
+    lossless: await jsquashWebp(opaque, { lossless: 1 }),
+    "lossless with alpha": await jsquashWebp(cutOut, { lossless: 1, exact: 1 }),
+  };
 }

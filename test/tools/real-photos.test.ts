@@ -118,6 +118,30 @@ describe("real photo sizes", () => {
     expect(await balanceOf(account.id)).toBe(3);
   }, 180_000);
 
+  it("converts a 12 MP WebP and a 12 MP HEIC to lossless PNG and compresses both to palette PNGs (the PNG writer reads them row by row)", async () => {
+    const account = await newAccount({ credits: 10 });
+    const webp = await encodeImage(gradient(4032, 3024), "webp", { quality: 80 });
+    for (const image of [`data:image/webp;base64,${base64(webp)}`, `data:image/heic;base64,${PHOTO_12MP_HEIC}`]) {
+      const converted = await postTool("/v1/convert-format", account.key, { image, targetFormat: "png" });
+      expect(converted.status, converted.status === 200 ? "" : await converted.clone().text()).toBe(200);
+      const hosted = (await converted.json()) as { result: { imageUrl: string; width: number; height: number; mimeType: string } };
+      expect([hosted.result.width, hosted.result.height]).toEqual([4032, 3024]);
+      const png = await fetchHosted(hosted.result.imageUrl, hosted.result.mimeType);
+      expect(readHeader(png, "png")).toMatchObject({ width: 4032, height: 3024 });
+
+      const compressed = await postTool("/v1/compress", account.key, { image, targetFormat: "png", quality: 70 });
+      expect(compressed.status, compressed.status === 200 ? "" : await compressed.clone().text()).toBe(200);
+      const { bytes } = bytesOfDataUri(((await compressed.json()) as { result: { image: string } }).result.image);
+      expect(readHeader(bytes, "png")).toMatchObject({ width: 4032, height: 3024 });
+    }
+    // A WebP cut off halfway is refused before any charge.
+    const cut = `data:image/webp;base64,${base64(webp.subarray(0, webp.length >> 1))}`;
+    const refused = await postTool("/v1/convert-format", account.key, { image: cut, targetFormat: "png" });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("invalid_image");
+    expect(await balanceOf(account.id)).toBe(6);
+  }, 240_000);
+
   it("compresses a 24 MP progressive JPEG to JPEG: both whole-image coefficient arrays (decoder, encoder) kept packed, 6000x4000, one credit", async () => {
     const account = await newAccount({ credits: 5 });
     const progressive = await encodeImage(gradient(6000, 4000), "jpeg", { quality: 85 });
@@ -135,6 +159,40 @@ describe("real photo sizes", () => {
     expect(response.status, response.status === 200 ? "" : await response.clone().text()).toBe(200);
     const body = (await response.json()) as { result: { width: number; height: number; mimeType: string } };
     expect([body.result.width, body.result.height, body.result.mimeType]).toEqual([6000, 4000, "image/png"]);
+    expect(await balanceOf(account.id)).toBe(4);
+  }, 120_000);
+
+  it("converts a 12 MP portrait phone JPEG to GIF (our own build's row writer, no raster), upright, hosted and as base64", async () => {
+    const account = await newAccount({ credits: 5 });
+    const response = await postTool("/v1/convert-format", account.key, { image: await photo(4032, 3024, 6), targetFormat: "gif", responseFormat: "b64_json" });
+    expect(response.status, response.status === 200 ? "" : await response.clone().text()).toBe(200);
+    const body = (await response.json()) as { result: { imageUrl: string; b64_json: string; width: number; height: number; mimeType: string } };
+    expect([body.result.width, body.result.height, body.result.mimeType]).toEqual([3024, 4032, "image/gif"]);
+    const gif = await fetchHosted(body.result.imageUrl, body.result.mimeType);
+    expect(readHeader(gif, "gif")).toMatchObject({ width: 3024, height: 4032 });
+    expect(base64(gif)).toBe(body.result.b64_json);
+    expect(await balanceOf(account.id)).toBe(4);
+  }, 120_000);
+
+  it("converts a 24 MP (6000x4000) camera JPEG to GIF", async () => {
+    const account = await newAccount({ credits: 5 });
+    const response = await postTool("/v1/convert-format", account.key, { image: await photo(6000, 4000), targetFormat: "gif" });
+    expect(response.status, response.status === 200 ? "" : await response.clone().text()).toBe(200);
+    const body = (await response.json()) as { result: { imageUrl: string; width: number; height: number; mimeType: string } };
+    expect(readHeader(await fetchHosted(body.result.imageUrl, body.result.mimeType), "gif")).toMatchObject({ width: 6000, height: 4000 });
+    expect(await balanceOf(account.id)).toBe(4);
+  }, 180_000);
+
+  it("BMP on the playground: a 7 MP photo converts to a data URI; 12 MP (its answer ~130 MB) is refused, free", async () => {
+    const account = await newAccount({ credits: 5 });
+    const seven = await postTool("/playground/convert-format", account.key, { image: await photo(3072, 2304, 6), targetFormat: "bmp" });
+    expect(seven.status, seven.status === 200 ? "" : await seven.clone().text()).toBe(200);
+    const { mime, bytes } = bytesOfDataUri(((await seven.json()) as { result: { imageUrl: string } }).result.imageUrl);
+    expect(mime).toBe("image/bmp");
+    expect(readHeader(bytes, "bmp")).toMatchObject({ width: 2304, height: 3072 });
+    const twelve = await postTool("/playground/convert-format", account.key, { image: await photo(4032, 3024), targetFormat: "bmp" });
+    expect(twelve.status).toBe(400);
+    expect(((await twelve.json()) as { error: { code: string } }).error.code).toBe("image_too_large");
     expect(await balanceOf(account.id)).toBe(4);
   }, 120_000);
 });
