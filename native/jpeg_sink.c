@@ -1,9 +1,9 @@
 // JPEG to JPEG with libjpeg-turbo: progressive, optimised Huffman tables, 4:2:0 chroma.
 //
-// Upright baseline images stream scanline to scanline (decoder rows go straight into the
-// encoder, which keeps the whole image only as quantised coefficients, as any progressive
-// encoder must). Turned, mirrored or progressive images are decoded into oriented YUV planes
-// first (1.5 bytes a pixel)
+// Upright images stream scanline to scanline (decoder rows go straight into the encoder, which
+// keeps the whole image only as quantised coefficients, as any progressive encoder must, packed
+// by coef_store.c). Turned or mirrored images are decoded into oriented YUV planes first (1.5
+// bytes a pixel)
 // and fed back as rows; the planes' chroma is already 4:2:0, so repeating it over each 2x2 cell
 // lets libjpeg's box downsampling give back exactly the same values.
 #include <stdlib.h>
@@ -104,16 +104,25 @@ static void planes_to_jpeg(const PgPlanes *planes, int width, int height, int qu
   pg_jpeg_finish(&e);
 }
 
+// YCbCr with luma sampled 2x2 and both chroma components 1x1.
+static int is_420(j_decompress_ptr ci) {
+  jpeg_component_info *c = ci->comp_info;
+  return ci->num_components == 3 && ci->jpeg_color_space == JCS_YCbCr && c[0].h_samp_factor == 2 && c[0].v_samp_factor == 2 &&
+         c[1].h_samp_factor == 1 && c[1].v_samp_factor == 1 && c[2].h_samp_factor == 1 && c[2].v_samp_factor == 1;
+}
+
 // `data` is taken over (freed once decoded, or at the end when streaming).
 int pg_jpeg_to_jpeg(uint8_t *data, size_t size, int width, int height, int orientation, int quality) {
   PgSource source;
   int status = pg_source_open(&source, data, size, width, height, orientation);
   if (status != PG_OK) return status;
 
-  // A progressive input holds its whole coefficient array while decoding, as the encoder does
-  // while encoding: going through planes lets the decoder's go first (4.5 bytes a pixel at the
-  // peak instead of 6).
-  if (source.orientation != 1 || jpeg_has_multiple_scans(&source.cinfo)) {
+  // Both whole-image coefficient arrays (a progressive decoder's, the encoder's) are kept
+  // packed (coef_store.c), so an upright image streams. A progressive file other than 4:2:0
+  // colour still goes through planes, as it did before the store: the planes' 2x2 chroma
+  // averages and libjpeg's biased box downsampling of the same rows differ by one here and
+  // there, and its file stays what it was. 4:2:0 chroma comes back from either exactly.
+  if (source.orientation != 1 || (jpeg_has_multiple_scans(&source.cinfo) && !is_420(&source.cinfo))) {
     int cw = (source.width + 1) / 2, ch = (source.height + 1) / 2;
     size_t luma = (size_t)source.width * source.height, chroma = (size_t)cw * ch;
     uint8_t *pixels = malloc(luma + 2 * chroma);

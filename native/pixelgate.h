@@ -66,6 +66,8 @@ typedef struct {
 } PgJpegEncoder;
 void pg_jpeg_start(PgJpegEncoder *e, int width, int height, J_COLOR_SPACE input, int quality);
 void pg_jpeg_finish(PgJpegEncoder *e);
+// Bytes libjpeg's coefficient arrays may take unpacked (coef_store.c); 0: all of them.
+void pg_jpeg_window(int bytes);
 void pg_jpeg_write_planes(j_compress_ptr co, const PgPlanes *p, int width, int rows);
 // Rows of YCbCr 4:2:0 planes (matrix kr, kb; range) as RGBA (planes_sink.c).
 void pg_planes_rgba(const PgPlanes *in, const uint8_t *alpha, int width, int rows, double kr, double kb, int full_range, uint8_t *rgba);

@@ -113,7 +113,7 @@ async function prepareSize(megapixels: number, codecs: Codecs, dir: string): Pro
   // limit, from the same decoder called past the limit check (see decodeBeyondLimit).
   for (const kind of new Set(ENCODE_CASES.map((c) => c.input))) {
     const header = headers.get(kind)!;
-    const over = header.width * header.height > codecs.MAX_DECODE_PIXELS;
+    const over = header.width * header.height > codecs.maxPixelsFor(header.format); // PNG stops at 16.7 MP, JPEG at 24
     rasters.set(kind, over ? await decodeBeyondLimit(files.get(kind)!, header.format) : await codecs.decodeImage(files.get(kind)!, header));
   }
   return { megapixels, width, height, files, headers, rasters };

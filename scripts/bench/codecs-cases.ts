@@ -66,6 +66,8 @@ export const ENCODE_CASES: EncodeCase[] = [
   { kind: "encode", id: "jpeg-q70", label: "compress jpeg q70 (jpeg in)", input: "jpeg", target: "jpeg", quality: 70, goalRatio: 2.0 },
   { kind: "encode", id: "webp-q70-whole", label: "compress webp q70 (jpeg file to file)", input: "jpeg", target: "webp", quality: 70, goalRatio: 1.3, whole: true },
   { kind: "encode", id: "jpeg-q70-whole", label: "compress jpeg q70 (jpeg file to file)", input: "jpeg", target: "jpeg", quality: 70, goalRatio: 2.0, whole: true },
+  // A progressive upload: its decoder's whole coefficient array is kept packed (native/coef_store.c).
+  { kind: "encode", id: "jpeg-q70-progressive-whole", label: "compress jpeg q70 (progressive jpeg file to file)", input: "jpeg-progressive", target: "jpeg", quality: 70, goalRatio: 2.0, whole: true },
   { kind: "encode", id: "avif-q50", label: "convert avif q50 (jpeg in)", input: "jpeg", target: "avif", goalRatio: 2.0 },
   { kind: "encode", id: "png-q100", label: "compress png q100 (png in)", input: "png", target: "png", quality: 100, goalRatio: 1.0 },
   { kind: "encode", id: "png-q100-alpha", label: "compress png q100 alpha", input: "png-alpha", target: "png", quality: 100, goalRatio: 1.0 },
@@ -104,6 +106,13 @@ export const MEMORY_CASES: TimingCase[] = [
   ...(["gif", "bmp"] as const).flatMap((target) =>
     (["jpeg", "png", "png-alpha"] as const).map((input): EncodeCase => ({ kind: "encode", id: `${target}-from-${input}`, label: `convert ${target} (${input} in)`, input, target, goalRatio: 0 })),
   ),
+  // TIFF (a baseline JPEG strip) from a baseline upload, and every target from a progressive
+  // one, whose decoder holds a whole coefficient array (packed: native/coef_store.c). Run them
+  // at 24 MP too: npm run bench:codecs -- --sizes 12,24 --no-timing.
+  { kind: "encode", id: "tiff-from-jpeg", label: "convert tiff (jpeg in)", input: "jpeg", target: "tiff", goalRatio: 0 },
+  ...(["webp", "jpeg"] as const).map((target): EncodeCase => ({ kind: "encode", id: `${target}-q70-from-progressive`, label: `compress ${target} q70 (progressive jpeg in)`, input: "jpeg-progressive", target, quality: 70, goalRatio: 0 })),
+  ...(["png", "tiff"] as const).map((target): EncodeCase => ({ kind: "encode", id: `${target}-from-progressive`, label: `convert ${target} (progressive jpeg in)`, input: "jpeg-progressive", target, goalRatio: 0 })),
+  { kind: "encode", id: "png-q70-from-progressive", label: "compress png q70 (progressive jpeg in)", input: "jpeg-progressive", target: "png", quality: 70, goalRatio: 0 },
   // WebP uploads, which our own WASM build decodes straight into the encoders (lossless and
   // alpha files cost more inside libwebp, and have figures of their own).
   ...(["webp", "webp-lossless", "webp-alpha"] as const).flatMap((input): EncodeCase[] =>
@@ -122,7 +131,7 @@ export const MEMORY_CASES: TimingCase[] = [
     : []),
 ];
 
-export const INPUT_KINDS: InputKind[] = ["jpeg", "png", "png-alpha", "webp", "webp-lossless", "webp-alpha", "avif", ...(HEIC_INPUT ? (["heic"] as const) : [])];
+export const INPUT_KINDS: InputKind[] = ["jpeg", "jpeg-progressive", "png", "png-alpha", "webp", "webp-lossless", "webp-alpha", "avif", ...(HEIC_INPUT ? (["heic"] as const) : [])];
 
 /** What sharp is asked to do for `c`, at the service's settings. Pure data, printed in the report. */
 export interface SharpPlan {

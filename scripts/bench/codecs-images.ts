@@ -29,6 +29,7 @@ export function dimensionsFor(megapixels: number): Dimensions {
     "1": { width: 1000, height: 1000 },
     "4": { width: 2000, height: 2000 },
     "12": { width: 4000, height: 3000 },
+    "24": { width: 6000, height: 4000 }, // a camera's 24 MP, the largest JPEG the service takes
   };
   const fixed = known[String(megapixels)];
   if (fixed) return fixed;
@@ -166,11 +167,11 @@ function cutOut(data: Uint8ClampedArray, width: number, height: number): void {
   }
 }
 
-export type InputKind = "jpeg" | "png" | "png-alpha" | "webp" | "webp-lossless" | "webp-alpha" | "avif" | "heic";
+export type InputKind = "jpeg" | "jpeg-progressive" | "png" | "png-alpha" | "webp" | "webp-lossless" | "webp-alpha" | "avif" | "heic";
 
 /**
  * The uploaded file for each input kind, made by sharp from the scene: a camera-like JPEG
- * (quality 90, 4:2:0, baseline), an RGB PNG (as photos are saved) or an RGBA PNG for the
+ * (quality 90, 4:2:0, baseline) and the same as a progressive file, an RGB PNG (as photos are saved) or an RGBA PNG for the
  * cut-out, a quality-80 WebP (lossy; lossless; lossy with alpha for the cut-out) and a
  * quality-50 AVIF. HEIC comes from Debian's heif-enc at quality 50 (sharp's libvips cannot
  * write HEVC), laid out as phones write it, a grid of 512x512 tiles (scripts/heic-grid.ts):
@@ -187,6 +188,8 @@ export async function encodeInput(kind: InputKind, opaque: Pixels, cutout: () =>
   switch (kind) {
     case "jpeg":
       return image.jpeg({ quality: 90, chromaSubsampling: "4:2:0" }).toBuffer();
+    case "jpeg-progressive":
+      return image.jpeg({ quality: 90, chromaSubsampling: "4:2:0", progressive: true }).toBuffer();
     case "png":
     case "png-alpha":
       return image.png({ compressionLevel: 6 }).toBuffer();

@@ -51,6 +51,7 @@ interface NativeExports {
   pg_to_png(input: number, data: number, size: number, width: number, height: number, orientation: number, quality: number): number;
   pg_planes_to_png(width: number, height: number, alpha: number, quality: number, kr: number, kb: number, fullRange: number): number;
   pg_jpeg_baseline(on: number): void;
+  pg_jpeg_window(bytes: number): void;
   pg_to_gif(input: number, data: number, size: number, width: number, height: number, orientation: number): number;
   pg_to_bmp(input: number, data: number, size: number, width: number, height: number, orientation: number): number;
   pg_output_data(): number;
@@ -410,6 +411,19 @@ function copyRows({ data, stride }: SamplePlane, first: number, rows: number, wi
   for (let r = 0; r < rows; r++) to.set(data.subarray((first + r) * stride, (first + r) * stride + width), r * width);
 }
 
+/** The build's own window (native/coef_store.c) unless set: see setCoefficientWindow. */
+let coefficientWindow: number | null = null;
+
+/**
+ * How many bytes of JPEG coefficients libjpeg may hold unpacked in the calls that follow; the
+ * rest of a whole-image coefficient array is kept packed (native/coef_store.c). 0 keeps every
+ * array whole, as libjpeg does without a backing store; null goes back to the build's window.
+ * The service never sets it: tests compare the packed store's files against whole arrays.
+ */
+export function setCoefficientWindow(bytes: number | null): void {
+  coefficientWindow = bytes;
+}
+
 /**
  * Runs `call` on a fresh instance and maps its status: the output copied out of WASM memory,
  * null for PG_UNSUPPORTED, a PixelgateError otherwise.
@@ -426,6 +440,7 @@ function runNative(
   try {
     native = instantiate(file, output.written, output.placed, planes);
     if (target === "baseline-jpeg") native.pg_jpeg_baseline(1);
+    if (coefficientWindow !== null) native.pg_jpeg_window(coefficientWindow);
     status = call(native);
   } catch (error) {
     // A strip source's own verdict on its input (heic-tiles.ts) stands as it is.

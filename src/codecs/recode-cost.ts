@@ -11,9 +11,6 @@ export type NativeEncoderTarget = "webp" | "jpeg";
 
 /** Peak WASM bytes per pixel of the native paths, as measured (slopes between 4, 12 and 24 MP). */
 const NATIVE_BYTES_PER_PIXEL = {
-  jpegBaseline: { webp: 2.7, jpeg: 3.3 },
-  // A progressive file is decoded whole (coefficients, then oriented YUV planes) before encoding.
-  jpegProgressive: { webp: 4.7, jpeg: 4.7 },
   pngOpaque: { webp: 2.4, jpeg: 3.1 },
   // The alpha plane (1 B/px) goes to our own alpha coder (webp_alpha.c; libwebp's needed ~22
   // B/px): 13.5 MB of WASM at 4 MP, 26.7 at 8 MP. To JPEG the alpha is flattened row by row:
@@ -77,15 +74,16 @@ const NATIVE_PNG = {
   lossless: {
     file: { jpeg: { perInputByte: 5.5, most: 3.1 }, png: { perInputByte: 1.2, most: 4.1 } },
     copies: 4.7,
-    // A progressive JPEG's decoder holds its whole coefficient array, in every pass; turned or
-    // flipped, in every band of every pass too (76 MB upright, 114 MB turned at 12 MP).
-    wasm: { jpeg: 0.4, jpegProgressive: 3.2, jpegProgressiveBanded: 5.1, png: 0.2 },
+    // A progressive JPEG's decoder holds its whole coefficient array, packed (coef_store.c), in
+    // every pass; turned or flipped, in every band of every pass too: `progressivePerInputByte`
+    // more for each byte of the upload (22 MB upright, 30 turned, for a 4 MB 24 MP file).
+    wasm: { jpeg: 0.4, jpegProgressive: 0.5, jpegProgressiveBanded: 0.8, png: 0.2, progressivePerInputByte: 2.6 },
   },
   // The lossless candidate is kept too, at most the palette file's size: one copy more.
   palette: {
     file: { jpeg: { perInputByte: 2, most: 1.05 }, png: { perInputByte: 0.5, most: 1.05 } },
     copies: 5.7,
-    wasm: { jpeg: 0.7, jpegProgressive: 5.1, jpegProgressiveBanded: 5.1, png: 1.0 },
+    wasm: { jpeg: 0.7, jpegProgressive: 0.5, jpegProgressiveBanded: 0.8, png: 1.0, progressivePerInputByte: 4.2 },
   },
 } as const;
 
@@ -93,8 +91,9 @@ const NATIVE_PNG = {
 const BAND_BYTES_PER_PIXEL = 0.7;
 
 /** What a row source holds in WASM (`wasm`: one of the tables above), plus a band for a JPEG turned or flipped. */
-function rowSourceBytesPerPixel(wasm: (typeof NATIVE_PNG)["lossless" | "palette"]["wasm"], input: "jpeg" | "png", banded: boolean, progressive: boolean): number {
-  return wasm[progressive ? (banded ? "jpegProgressiveBanded" : "jpegProgressive") : input] + (banded && !progressive ? BAND_BYTES_PER_PIXEL : 0);
+function rowSourceBytesPerPixel(wasm: (typeof NATIVE_PNG)["lossless" | "palette"]["wasm"], input: "jpeg" | "png", banded: boolean, progressive: boolean, bytes: Uint8Array, pixels: number): number {
+  const packed = progressive ? (wasm.progressivePerInputByte * bytes.length) / Math.max(1, pixels) : 0;
+  return wasm[progressive ? (banded ? "jpegProgressiveBanded" : "jpegProgressive") : input] + packed + (banded && !progressive ? BAND_BYTES_PER_PIXEL : 0);
 }
 
 /** A written file's bytes per pixel, from the upload's density, capped by what the layout takes at most (and at least `least`). */
@@ -108,7 +107,7 @@ function filePerPixel(file: { perInputByte: number; most: number; least?: number
  */
 export function pngBytesPerPixel(bytes: Uint8Array, input: "jpeg" | "png", pixels: number, quality: number, banded: boolean, progressive: boolean): number {
   const kind = quality >= 100 ? NATIVE_PNG.lossless : NATIVE_PNG.palette;
-  return rowSourceBytesPerPixel(kind.wasm, input, banded, progressive) + kind.copies * filePerPixel(kind.file[input], bytes, pixels);
+  return rowSourceBytesPerPixel(kind.wasm, input, banded, progressive, bytes, pixels) + kind.copies * filePerPixel(kind.file[input], bytes, pixels);
 }
 
 /**
@@ -152,13 +151,35 @@ export function rowWriterBytesPerPixel(
   const file = target === "bmp" ? NATIVE_BMP.copies * NATIVE_BMP.filePerPixel : NATIVE_GIF.copies * filePerPixel(NATIVE_GIF.file[kind], bytes, pixels);
   const wasm = webp
     ? NATIVE_PNG_FROM.lossless.wasm[webp.lossless ? "webpLossless" : webp.alpha ? "webpAlpha" : "webp"] + (banded ? BAND_BYTES_PER_PIXEL : 0)
-    : rowSourceBytesPerPixel(NATIVE_PNG.lossless.wasm, input as "jpeg" | "png", banded, progressive);
+    : rowSourceBytesPerPixel(NATIVE_PNG.lossless.wasm, input as "jpeg" | "png", banded, progressive, bytes, pixels);
   return wasm + file;
 }
 
-/** A JPEG file to WebP or JPEG (TIFF: the JPEG figures; its Huffman tables are optimised over the whole image too). */
-export function jpegBytesPerPixel(progressive: boolean, to: NativeEncoderTarget): number {
-  return NATIVE_BYTES_PER_PIXEL[progressive ? "jpegProgressive" : "jpegBaseline"][to];
+/**
+ * A JPEG file to WebP, JPEG or TIFF (a baseline JPEG strip, Huffman tables optimised over the
+ * whole image too). The whole-image coefficient arrays, a progressive file's decoder's and the
+ * JPEG encoder's, are kept packed (native/coef_store.c): what they take follows how many nonzero
+ * coefficients there are, which the upload's size tells, so those paths cost `perInputByte` for
+ * each byte of the upload on top of `perPixel`. Measured at 12 and 24 MP from a smooth scene
+ * (0.17 bytes of JPEG a pixel) to noise at quality 95 (0.76), the request's body counted; the
+ * progressive figures hold 2 MB more than the highest 12 MP run (runs differ by that much).
+ * Before the store, 3.3 (baseline) and 4.7 (progressive) bytes a pixel whatever the content.
+ * WebP: the file is decoded into the encoder's YUV picture and the decoder is gone before
+ * libwebp's peak, progressive or not.
+ */
+const NATIVE_JPEG = {
+  baseline: { webp: { perPixel: 2.7, perInputByte: 0 }, jpeg: { perPixel: 0.3, perInputByte: 1.5 }, tiff: { perPixel: 0.3, perInputByte: 4.3 } },
+  progressive: { webp: { perPixel: 2.7, perInputByte: 0 }, jpeg: { perPixel: 0.5, perInputByte: 4.1 }, tiff: { perPixel: 0.7, perInputByte: 5.4 } },
+} as const;
+
+/** A turned or flipped JPEG goes to the JPEG encoder through oriented YUV 4:2:0 planes. */
+const ORIENTED_PLANES_BYTES_PER_PIXEL = 1.5;
+
+/** A JPEG file of `inputBytes` and `pixels` to `to`; `turned`: an EXIF orientation other than 1. */
+export function jpegBytesPerPixel(progressive: boolean, to: NativeEncoderTarget | "tiff", turned: boolean, inputBytes: number, pixels: number): number {
+  const cost = NATIVE_JPEG[progressive ? "progressive" : "baseline"][to];
+  const planes = turned && to !== "webp" ? ORIENTED_PLANES_BYTES_PER_PIXEL : 0;
+  return cost.perPixel + planes + (cost.perInputByte * inputBytes) / Math.max(1, pixels);
 }
 
 /** A non-interlaced PNG file to WebP or JPEG, decoded a row at a time. */

@@ -38,7 +38,8 @@ export function nativeRoute(bytes: Uint8Array, input: InputFormat, target: Image
     if (target === "gif" || target === "bmp") return { input, orientation, bytesPerPixel: rowWriterBytesPerPixel(bytes, "jpeg", target, pixels, orientation > 2, frame.progressive) };
     // A TIFF's tags describe a three-component strip: a grey JPEG takes the general path.
     if (!encoder || (target === "tiff" && frame.components !== 3)) return null;
-    return { input, orientation, bytesPerPixel: jpegBytesPerPixel(frame.progressive, encoder) };
+    const to = target === "tiff" ? "tiff" : encoder;
+    return { input, orientation, bytesPerPixel: jpegBytesPerPixel(frame.progressive, to, orientation !== 1, bytes.length, pixels) };
   }
   // An EXIF-oriented PNG or WebP is rare: the row writers (PNG, GIF, BMP) turn it (in bands,
   // reading the file once per band); to the other targets the general path turns it.

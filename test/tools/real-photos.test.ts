@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { encodeImage, readHeader, sniffFormat, type RasterImage } from "../../src/codecs/index.ts";
-import { encodeBaselineJpeg } from "../../src/codecs/jpeg.ts";
+import { encodeBaselineJpeg, readJpegFrame } from "../../src/codecs/jpeg.ts";
 import { exifApp1, gradient, withJpegSegments } from "../codecs/support.ts";
 import { PHOTO_12MP_HEIC } from "../fixtures/heic.ts";
 import { newAccount } from "../support/fixtures";
@@ -142,13 +142,15 @@ describe("real photo sizes", () => {
     expect(await balanceOf(account.id)).toBe(6);
   }, 240_000);
 
-  it("knows a progressive JPEG costs more: 24 MP progressive to WebP is refused, free", async () => {
+  it("compresses a 24 MP progressive JPEG to JPEG: both whole-image coefficient arrays (decoder, encoder) kept packed, 6000x4000, one credit", async () => {
     const account = await newAccount({ credits: 5 });
     const progressive = await encodeImage(gradient(6000, 4000), "jpeg", { quality: 85 });
-    const response = await postTool("/v1/convert-format", account.key, { image: `data:image/jpeg;base64,${base64(progressive)}`, targetFormat: "webp" });
-    expect(response.status).toBe(400);
-    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("image_too_large");
-    expect(await balanceOf(account.id)).toBe(5);
+    expect(readJpegFrame(progressive).progressive).toBe(true);
+    const response = await postTool("/v1/compress", account.key, { image: `data:image/jpeg;base64,${base64(progressive)}`, targetFormat: "jpeg", quality: 70 });
+    expect(response.status, response.status === 200 ? "" : await response.clone().text()).toBe(200);
+    const { bytes } = bytesOfDataUri(((await response.json()) as { result: { image: string } }).result.image);
+    expect(readJpegFrame(bytes)).toMatchObject({ width: 6000, height: 4000, progressive: true });
+    expect(await balanceOf(account.id)).toBe(4);
   }, 120_000);
 
   it("converts a smooth 24 MP JPEG to PNG: the PNG path's cost follows the upload's density (this one's file is small)", async () => {
