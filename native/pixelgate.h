@@ -79,6 +79,7 @@ int pg_raster_end(void);
 
 #ifdef WEBP_WEBP_ENCODE_H_
 int pg_configure_webp(WebPConfig *config, float quality);
+void pg_webp_low_memory(int on);
 int pg_yuv_picture(WebPPicture *picture, int w, int h, int alpha);
 int pg_encode_picture(WebPPicture *picture, const WebPConfig *config);
 

@@ -5,11 +5,18 @@
 #include "pixelgate.h"
 #include "webp_alpha.h"
 
-// The settings of src/codecs/webp.ts (libwebp's defaults, method 4), quality from the caller.
+// Set by pg_webp_low_memory for this instance's one encode (src/codecs/native.ts WebpSettings).
+static int low_memory;
+
+void pg_webp_low_memory(int on) { low_memory = on; }
+
+// The settings of src/codecs/webp.ts (libwebp's defaults, method 4), quality from the caller;
+// low_memory when the caller's estimate of libwebp's token buffer would not fit.
 int pg_configure_webp(WebPConfig *config, float quality) {
   if (!WebPConfigInit(config)) return 0;
   config->quality = quality;
   config->method = 4;
+  config->low_memory = low_memory;
   return WebPValidateConfig(config);
 }
 

@@ -7,7 +7,7 @@ import { invalidImage } from "./bytes.ts";
 import type { CodedTile, HeicLayout, TiledImage } from "./heic-layout.ts";
 import type { Orientation } from "./orientation.ts";
 import { copyEight, HevcChroma, HevcDecoder, type HevcPicture, type HevcPlane } from "./hevc.ts";
-import { encodePlaneStrips, type NativeTarget, type PlanesEncoding, type PlaneStrip, type SamplePlane, type YCbCrImage } from "./native.ts";
+import { encodePlaneStrips, type NativeTarget, type PlanesEncoding, type PlaneStrip, type SamplePlane, type WebpSettings, type YCbCrImage } from "./native.ts";
 
 /**
  * The primary image encoded as `target` from our HEVC decoder's tiles. A grid goes a row of
@@ -15,7 +15,13 @@ import { encodePlaneStrips, type NativeTarget, type PlanesEncoding, type PlaneSt
  * its decoder dropped before the encoder starts: libde265 holds about 4 bytes a pixel for one
  * whole picture (the picture, a copy for its SAO filter, per-block metadata).
  */
-export async function encodeHeicTiles(layout: HeicLayout, encoding: PlanesEncoding, target: NativeTarget, quality: number): Promise<{ bytes: Uint8Array; width: number; height: number }> {
+export async function encodeHeicTiles(
+  layout: HeicLayout,
+  encoding: PlanesEncoding,
+  target: NativeTarget,
+  quality: number,
+  webp: WebpSettings = {},
+): Promise<{ bytes: Uint8Array; width: number; height: number }> {
   const { width, height } = layout.image;
   const orientation = IROT_ORIENTATION[layout.turns]!;
   const image = { kr: encoding.kr, kb: encoding.kb, fullRange: encoding.fullRange, width, height, alpha: layout.alpha !== undefined, orientation };
@@ -25,15 +31,15 @@ export async function encodeHeicTiles(layout: HeicLayout, encoding: PlanesEncodi
     // whole picture anyway, and places each row where the turn puts it (less JS memory).
     if (orientation !== 1 && target !== "webp" && width % 2 === 0 && height % 2 === 0) {
       const strips = turnedStrips(new HevcDecoder(), layout, orientation);
-      return { bytes: encodePlaneStrips({ ...image, ...shown, orientation: 1 }, strips, target, quality), ...shown };
+      return { bytes: encodePlaneStrips({ ...image, ...shown, orientation: 1 }, strips, target, quality, webp), ...shown };
     }
     // Upright, to WebP, or (odd sizes, whose chroma cells a turn would split) turned by the encoder.
-    return { bytes: encodePlaneStrips(image, heicStrips(new HevcDecoder(), layout), target, quality), ...shown };
+    return { bytes: encodePlaneStrips(image, heicStrips(new HevcDecoder(), layout), target, quality, webp), ...shown };
   }
   const whole = [...heicStrips(new HevcDecoder(), layout)];
   // A turn of the event loop: the decoder's instance can be collected before the encoder grows.
   await new Promise((resolve) => setTimeout(resolve, 0));
-  return { bytes: encodePlaneStrips(image, whole, target, quality), ...shown };
+  return { bytes: encodePlaneStrips(image, whole, target, quality, webp), ...shown };
 }
 
 /**

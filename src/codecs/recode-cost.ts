@@ -47,6 +47,22 @@ const NATIVE_BYTES_PER_PIXEL = {
   heicSingle: { webp: 5.9, jpeg: 6.3 },
 } as const;
 
+/**
+ * libwebp's token buffer: by default every token of the picture is kept until its final pass.
+ * Its size follows the file written (19.5 bytes per byte of WebP, for a phone photo and for
+ * noise alike), and that follows what the picture holds, which a lossy upload's size tells: a
+ * WebP came out at most 0.73 times its upload at quality 70 (a noise JPEG; a phone photo 0.19),
+ * 1.02 at 90, 1.33 at 100 (`outputPerInputByte`). Coding as it goes instead (libwebp's
+ * low_memory: 1.65 times the CPU, files within 0.5%), the 12 MP noise JPEG peaked at 71 to
+ * 114 MB between qualities (211 with tokens at 70): the encoder's own memory is then a little
+ * less (`savedPerPixel`), and what grows is the file, in the bitwriter and the answer.
+ */
+export const WEBP_TOKENS = { perOutputByte: 19.5 };
+export const WEBP_LOW_MEMORY = { perOutputByte: 5.5, savedPerPixel: 0.6 };
+export function webpOutputPerInputByte(quality: number): number {
+  return 0.73 + Math.max(0, quality - 70) * 0.02;
+}
+
 /** Whether a PNG carries alpha (a colour type with alpha, or a tRNS chunk) or is interlaced. */
 export function pngLayout(bytes: Uint8Array): { alpha: boolean; interlaced: boolean } {
   const colorType = bytes[25];

@@ -3,8 +3,9 @@ import { heicEncoding } from "./heic.ts";
 import { readHeicLayout, type HeicLayout } from "./heic-layout.ts";
 import { readJpegFrame } from "./jpeg.ts";
 import { readOrientation, type Orientation } from "./orientation.ts";
-import type { PlanesEncoding } from "./native.ts";
-import { heicBytesPerPixel, heicToPngBytesPerPixel, jpegBytesPerPixel, pngBytesPerPixel, pngLayout, pngToEncoderBytesPerPixel, rowWriterBytesPerPixel, webpBytesPerPixel, webpToPngBytesPerPixel, type NativeEncoderTarget } from "./recode-cost.ts";
+import { maxRecodePixels } from "./limits.ts";
+import type { PlanesEncoding, WebpSettings } from "./native.ts";
+import { heicBytesPerPixel, heicToPngBytesPerPixel, jpegBytesPerPixel, pngBytesPerPixel, pngLayout, pngToEncoderBytesPerPixel, rowWriterBytesPerPixel, webpBytesPerPixel, webpToPngBytesPerPixel, WEBP_LOW_MEMORY, WEBP_TOKENS, webpOutputPerInputByte, type NativeEncoderTarget } from "./recode-cost.ts";
 import { readWebpLayout } from "./webp.ts";
 
 // Which way one compress or convert runs, decided once from the file's first bytes: our own
@@ -12,11 +13,15 @@ import { readWebpLayout } from "./webp.ts";
 // runs what this says, and the pixel limits and the memory gate price what this says
 // (recode-cost.ts), so the path that runs and the path that was paid for cannot differ.
 
-/** A native path: the file's reader, what it costs, and what the reader needs to know. */
-export type NativeRoute =
+/**
+ * A native path: the file's reader, what it costs, and what the reader needs to know; `webp`:
+ * how the WebP encoder is to spend memory (webpSettings below).
+ */
+export type NativeRoute = (
   | { input: "jpeg"; bytesPerPixel: number; orientation: Orientation }
   | { input: "png" | "webp"; bytesPerPixel: number; orientation: Orientation }
-  | { input: "heic"; bytesPerPixel: number; encoding: PlanesEncoding; tiles: HeicLayout | null };
+  | { input: "heic"; bytesPerPixel: number; encoding: PlanesEncoding; tiles: HeicLayout | null }
+) & { webp?: WebpSettings };
 
 /** Targets the native encoders write: WebP, JPEG, a TIFF around a baseline JPEG (PNG, GIF and BMP: the row writers). */
 const ENCODER_TARGET: Partial<Record<ImageFormat, NativeEncoderTarget>> = { webp: "webp", jpeg: "jpeg", tiff: "jpeg" };
@@ -30,6 +35,28 @@ const ROW_WRITER_TARGETS: ReadonlySet<ImageFormat> = new Set(["png", "gif", "bmp
  * compress quality, 100 when there is none (convert writes lossless PNG).
  */
 export function nativeRoute(bytes: Uint8Array, input: InputFormat, target: ImageFormat, pixels: number, quality: number): NativeRoute | null {
+  const route = readerRoute(bytes, input, target, pixels, quality);
+  return route && target === "webp" ? withWebpSettings(route, bytes, input, pixels, quality) : route;
+}
+
+/**
+ * libwebp keeps every token of the picture for its final pass, and how many there are follows
+ * the file it writes, which a lossy upload's size bounds (recode-cost.ts WEBP_TOKENS). When that
+ * fits the isolate's budget the route pays for it; else the encoder codes as it goes (slower,
+ * bounded: WEBP_LOW_MEMORY). PNG and lossless WebP uploads say less about it and keep the
+ * measured figures.
+ */
+function withWebpSettings(route: NativeRoute, bytes: Uint8Array, input: InputFormat, pixels: number, quality: number): NativeRoute {
+  // Without a size (pixels 0: comparing paths) there is no density to read: the figures alone.
+  if (pixels <= 0 || input === "png" || (input === "webp" && readWebpLayout(bytes).lossless)) return route;
+  const output = (webpOutputPerInputByte(quality) * bytes.length) / Math.max(1, pixels);
+  const withTokens = route.bytesPerPixel + WEBP_TOKENS.perOutputByte * output;
+  if (maxRecodePixels(input, "webp", withTokens, bytes.length) >= pixels) return { ...route, bytesPerPixel: withTokens };
+  const lowMemory = route.bytesPerPixel - WEBP_LOW_MEMORY.savedPerPixel + WEBP_LOW_MEMORY.perOutputByte * output;
+  return { ...route, bytesPerPixel: lowMemory, webp: { lowMemory: true } };
+}
+
+function readerRoute(bytes: Uint8Array, input: InputFormat, target: ImageFormat, pixels: number, quality: number): NativeRoute | null {
   const encoder = ENCODER_TARGET[target];
   if (input === "jpeg") {
     const frame = readJpegFrame(bytes);

@@ -33,8 +33,12 @@ function encoderFor(format: ImageFormat): NativeTarget {
   return format === "tiff" ? "baseline-jpeg" : (format as NativeTarget);
 }
 
-/** The quality of a native encode: the compress quality, except for TIFF, which ignores it. */
-function qualityFor(format: ImageFormat, options: EncodeOptions, defaultQuality: number): number {
+/**
+ * The quality `format` is encoded at: compress's own, else convert's fixed setting (TIFF always
+ * its own). The memory gate prices a call at this quality too (the WebP route depends on it).
+ */
+export function recodeQuality(format: ImageFormat, options: EncodeOptions = {}): number {
+  const defaultQuality = NATIVE_TARGETS[format] ?? 100;
   return format === "tiff" ? defaultQuality : (encodeQuality(options) ?? defaultQuality);
 }
 
@@ -53,7 +57,7 @@ export interface RecodedImage {
 export async function recodeImage(bytes: Uint8Array, header: ImageHeader, format: ImageFormat, options: EncodeOptions = {}): Promise<RecodedImage> {
   const defaultQuality = NATIVE_TARGETS[format];
   if (defaultQuality !== undefined) {
-    const quality = qualityFor(format, options, defaultQuality);
+    const quality = recodeQuality(format, options);
     const route = nativeRoute(bytes, header.format, format, header.width * header.height, quality);
     const native = route && (await runNative(route, bytes, header, format, quality));
     const wrapped = native && format === "tiff" ? asTiff(native) : native;
@@ -90,13 +94,13 @@ async function runNative(route: NativeRoute, bytes: Uint8Array, header: ImageHea
       const { input, orientation } = route;
       if (format === "gif" || format === "bmp") return done(transcodeToPalette(bytes, header, input, format, orientation));
       if (format === "png") return done(transcodeToPng(bytes, header, input, quality, orientation));
-      if (input === "jpeg") return done(transcodeJpeg(bytes, header, encoder, quality, orientation));
-      return done((input === "png" ? transcodePng : transcodeWebp)(bytes, header, encoder, quality));
+      if (input === "jpeg") return done(transcodeJpeg(bytes, header, encoder, quality, orientation, route.webp));
+      return done((input === "png" ? transcodePng : transcodeWebp)(bytes, header, encoder, quality, route.webp));
     }
     case "heic": {
       // Our HEVC decoder's tiles: a row of them at a time into the encoder, or whole planes for
       // the PNG writer (which reads the picture once per pass).
-      if (route.tiles && format !== "png") return encodeHeicTiles(route.tiles, route.encoding, encoder, quality);
+      if (route.tiles && format !== "png") return encodeHeicTiles(route.tiles, route.encoding, encoder, quality, route.webp);
       const tiled = route.tiles && heicPlanesFromTiles(route.tiles, route.encoding);
       // Else libheif's YCbCr planes, a band at a time (no RGBA image).
       const planes = tiled ?? (await decodeHeicPlanes(bytes, maxPixelsFor("heic"), route.encoding));
@@ -104,7 +108,7 @@ async function runNative(route: NativeRoute, bytes: Uint8Array, header: ImageHea
       // peaks at about 4.7 bytes a pixel) is unreachable from here and can be collected before
       // the encoder grows, and other requests in the isolate get to run between two seconds-long steps.
       await new Promise((resolve) => setTimeout(resolve, 0));
-      const out = format === "png" ? planesToPng(planes, quality) : encodePlanes(planes, encoder, quality);
+      const out = format === "png" ? planesToPng(planes, quality) : encodePlanes(planes, encoder, quality, route.webp);
       return { bytes: out, width: planes.width, height: planes.height };
     }
   }

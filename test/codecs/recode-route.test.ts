@@ -3,14 +3,14 @@
 // used to be decided apart: each checks the route, and that recodeImage then ran that path.
 
 import { describe, expect, it } from "vitest";
-import { encodeImage, nativeRoute, readHeader, recodeImage } from "../../src/codecs/index.ts";
+import { decodeImage, encodeImage, nativeRoute, readHeader, recodeImage } from "../../src/codecs/index.ts";
 import { ENCODE_BYTES_PER_PIXEL } from "../../src/codecs/limits.ts";
 import { Buffer } from "node:buffer";
 import { heicEncoding } from "../../src/codecs/heic.ts";
 import { heicPlanesFromTiles } from "../../src/codecs/heic-tiles.ts";
-import { planesToPng, transcodePng, transcodeToPng } from "../../src/codecs/native.ts";
+import { planesToPng, transcodeJpeg, transcodePng, transcodeToPng } from "../../src/codecs/native.ts";
 import { QUADRANTS_HEIC } from "../fixtures/heic.ts";
-import { gradient, gradientWithAlpha } from "./support.ts";
+import { gradient, gradientWithAlpha, image, meanDiff } from "./support.ts";
 
 describe("the native route", () => {
   it("a PNG with alpha to JPEG: read a row at a time and flattened, priced as that path", async () => {
@@ -52,5 +52,45 @@ describe("the native route", () => {
     expect(tiles).not.toBeNull();
     const planes = heicPlanesFromTiles(tiles!, heicEncoding(heic)!)!;
     expect((await recodeImage(heic, readHeader(heic, "heic"), "png", { quality: 70 })).bytes).toEqual(planesToPng(planes, 70));
+  });
+});
+
+describe("WebP's token buffer", () => {
+  /** A JPEG of `width` x `height` whose every sample is noise: the densest upload there is. */
+  async function noiseJpeg(width: number, height: number, quality = 95): Promise<Uint8Array> {
+    let seed = 7;
+    const noise = image(width, height, () => {
+      const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 24;
+      return [next(), next(), next(), 255];
+    });
+    return encodeImage(noise, "jpeg", { quality });
+  }
+
+  it("is paid for from the upload's size; a dense upload whose tokens would not fit is coded as it goes", async () => {
+    const smooth = await encodeImage(gradient(256, 192), "jpeg", { quality: 80 });
+    const pixels = 256 * 192;
+    const calm = nativeRoute(smooth, "jpeg", "webp", pixels, 70)!;
+    expect(calm.webp?.lowMemory).toBeUndefined();
+    // 4.3 MP of noise at quality 100: over a byte of upload a pixel, where a photo has 0.2.
+    const noise = await noiseJpeg(2400, 1800, 100);
+    const dense = nativeRoute(noise, "jpeg", "webp", 2400 * 1800, 70)!;
+    expect(dense.webp).toEqual({ lowMemory: true });
+    // A small noise file fits with its tokens; what the memory gate and the limit read still
+    // grows with the density, and with the quality.
+    const small = await noiseJpeg(256, 192);
+    const smallRoute = nativeRoute(small, "jpeg", "webp", pixels, 70)!;
+    expect(smallRoute.webp).toBeUndefined();
+    expect(smallRoute.bytesPerPixel).toBeGreaterThan(calm.bytesPerPixel);
+    expect(nativeRoute(smooth, "jpeg", "webp", pixels, 100)!.bytesPerPixel).toBeGreaterThan(calm.bytesPerPixel);
+  });
+
+  it("coded as it goes, the file still reads back as the picture", async () => {
+    const noise = await noiseJpeg(96, 64);
+    const header = readHeader(noise, "jpeg");
+    const tokens = transcodeJpeg(noise, header, "webp", 70)!;
+    const lean = transcodeJpeg(noise, header, "webp", 70, 1, { lowMemory: true })!;
+    expect(Math.abs(lean.length - tokens.length) / tokens.length).toBeLessThan(0.05);
+    const [a, b, source] = await Promise.all([tokens, lean, noise].map((file, k) => decodeImage(file, readHeader(file, k < 2 ? "webp" : "jpeg"))));
+    expect(meanDiff(b!, source!)).toBeLessThan(meanDiff(a!, source!) * 1.1 + 1);
   });
 });
