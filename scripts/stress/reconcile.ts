@@ -143,7 +143,10 @@ function checkIdempotency(exchanges: Exchange[], byId: Map<string, UsageRow[]>, 
     const charged = ran.filter((x) => (byId.get(x.requestId ?? "") ?? []).some((row) => row.credits_deducted > 0));
     if (charged.length > 1) problems.push(`idempotency key ${group[0]!.idempotencyKey}: charged ${charged.length} times`);
     // What the first response stored: a success or a failure after the charge (not one before it).
-    const stored = ran.find((x) => x.status === 200 || x.status >= 500 || charged.includes(x));
+    // A batch whose every item was refused before the charge answers 200 but took nothing, so
+    // nothing is stored and a retry runs again.
+    const unchargedBatch = (x: Exchange) => x.batch === true && !charged.includes(x);
+    const stored = ran.find((x) => (x.status === 200 && !unchargedBatch(x)) || x.status >= 500 || charged.includes(x));
     for (const x of same.filter((e) => e.replayed)) {
       if (!stored) problems.push(`${describe(x)}: a replay, but nothing under its key was stored (${ran.length} ran, all refused before a charge)`);
       else if (x.status !== stored.status || x.responseText !== stored.responseText) problems.push(`${describe(x)}: replay differs from the stored answer #${stored.n} (${stored.status})`);
