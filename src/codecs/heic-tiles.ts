@@ -23,9 +23,8 @@ export async function encodeHeicTiles(
   webp: WebpSettings = {},
 ): Promise<{ bytes: Uint8Array; width: number; height: number }> {
   const { width, height } = layout.image;
-  const orientation = IROT_ORIENTATION[layout.turns]!;
+  const { orientation, shown } = asShown(layout);
   const image = { kr: encoding.kr, kb: encoding.kb, fullRange: encoding.fullRange, width, height, alpha: layout.alpha !== undefined, orientation };
-  const shown = layout.turns % 2 === 1 ? { width: height, height: width } : { width, height };
   if (layout.image.tiles.length > 1) {
     // JPEG is written row by row: a turned grid is streamed turned. The WebP encoder holds its
     // whole picture anyway, and places each row where the turn puts it (less JS memory).
@@ -50,11 +49,10 @@ export async function encodeHeicTiles(
  */
 export function heicPlanesFromTiles(layout: HeicLayout, encoding: PlanesEncoding): YCbCrImage | null {
   const { width, height } = layout.image;
-  const orientation = IROT_ORIENTATION[layout.turns]!;
+  const { orientation, shown } = asShown(layout);
   if (orientation !== 1 && (width % 2 === 1 || height % 2 === 1)) return null;
   const decoder = new HevcDecoder();
   const strips = orientation === 1 ? heicStrips(decoder, layout) : turnedStrips(decoder, layout, orientation);
-  const shown = layout.turns % 2 === 1 ? { width: height, height: width } : { width, height };
   const { kr, kb, fullRange } = encoding;
   let whole: Block | undefined;
   let top = 0;
@@ -70,6 +68,13 @@ export function heicPlanesFromTiles(layout: HeicLayout, encoding: PlanesEncoding
     top += strip.height;
   }
   return whole ? { kr, kb, fullRange, ...shown, y: whole.y, cb: whole.cb, cr: whole.cr, alpha: whole.alpha } : null;
+}
+
+/** How the picture is shown: irot's turn as an EXIF orientation, and the size it gives. */
+function asShown(layout: HeicLayout): { orientation: Orientation; shown: { width: number; height: number } } {
+  const { width, height } = layout.image;
+  const shown = layout.turns % 2 === 1 ? { width: height, height: width } : { width, height };
+  return { orientation: IROT_ORIENTATION[layout.turns]!, shown };
 }
 
 /**

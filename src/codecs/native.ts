@@ -166,9 +166,7 @@ export function transcodeJpeg(
       return run(input, bytes.length, size.width, size.height, orientation, quality);
     },
     undefined,
-    undefined,
-    undefined,
-    webp,
+    { webp },
   );
 }
 
@@ -189,9 +187,7 @@ export function transcodeWebp(bytes: Uint8Array, size: { width: number; height: 
       return run(input, bytes.length, size.width, size.height, quality);
     },
     undefined,
-    undefined,
-    undefined,
-    webp,
+    { webp },
   );
 }
 
@@ -210,7 +206,7 @@ function copyIn(native: NativeExports, bytes: Uint8Array): number {
  * other than the header's, image_too_large when memory runs out.
  */
 export function transcodePng(bytes: Uint8Array, size: { width: number; height: number }, target: NativeTarget, quality: number, webp: WebpSettings = {}): Uint8Array | null {
-  return runNative(target, (native) => native.pg_png_to(target === "webp" ? 1 : 0, size.width, size.height, quality), bytes, undefined, undefined, webp);
+  return runNative(target, (native) => native.pg_png_to(target === "webp" ? 1 : 0, size.width, size.height, quality), bytes, { webp });
 }
 
 /**
@@ -253,7 +249,7 @@ export function planesToPng(image: YCbCrImage, quality: number): Uint8Array {
   const pieces: Uint8Array[] = [];
   const { width, height, alpha } = image;
   const call = (native: NativeExports) => native.pg_planes_to_png(width, height, alpha ? 1 : 0, Math.round(quality), image.kr, image.kb, image.fullRange ? 1 : 0);
-  const out = runNative("png", call, undefined, { view: true, written: pieces }, image);
+  const out = runNative("png", call, undefined, { view: true, written: pieces, planes: image });
   if (!out) throw new PixelgateError("internal_error", "The native encoder refused YCbCr planes.");
   return out.length > 0 ? out : joinPieces(pieces);
 }
@@ -295,7 +291,7 @@ export function transcodeToPalette(
     target,
     (native) => (target === "gif" ? native.pg_to_gif : native.pg_to_bmp)(...rowSource(native, bytes, input), size.width, size.height, orientation),
     bytes,
-    { view: false, written: pieces, placed },
+    { written: pieces, placed },
   );
   return out && (target === "bmp" ? (placed.bytes ?? null) : joinPieces(pieces));
 }
@@ -410,7 +406,7 @@ export function encodePlaneStrips(
       }
     }
     return native.pg_planes_end();
-  }, undefined, undefined, undefined, webp);
+  }, undefined, { webp });
   if (!out) throw new PixelgateError("internal_error", "The native encoder refused YCbCr planes.");
   return out;
 }
@@ -452,23 +448,29 @@ export function setCoefficientWindow(bytes: number | null): void {
 }
 
 /**
+ * What a call hands the instance besides its file (instantiate): where written pieces go, the
+ * planes it reads, the WebP encoder's settings; `view`: the output as a view of the dropped
+ * instance's memory instead of a copy.
+ */
+interface RunOptions {
+  view?: boolean;
+  written?: Uint8Array[];
+  placed?: PlacedFile;
+  planes?: YCbCrImage;
+  webp?: WebpSettings;
+}
+
+/**
  * Runs `call` on a fresh instance and maps its status: the output copied out of WASM memory,
  * null for PG_UNSUPPORTED, a PixelgateError otherwise.
  */
-function runNative(
-  target: NativeTarget | "png" | "gif" | "bmp",
-  call: (native: NativeExports) => number,
-  file?: Uint8Array,
-  output: { view: boolean; written?: Uint8Array[]; placed?: PlacedFile } = { view: false },
-  planes?: YCbCrImage,
-  webp: WebpSettings = {},
-): Uint8Array | null {
+function runNative(target: NativeTarget | "png" | "gif" | "bmp", call: (native: NativeExports) => number, file?: Uint8Array, options: RunOptions = {}): Uint8Array | null {
   let status: number;
   let native: NativeExports | undefined;
   try {
-    native = instantiate(file, output.written, output.placed, planes);
+    native = instantiate(file, options.written, options.placed, options.planes);
     if (target === "baseline-jpeg") native.pg_jpeg_baseline(1);
-    if (webp.lowMemory) native.pg_webp_low_memory(1);
+    if (options.webp?.lowMemory) native.pg_webp_low_memory(1);
     if (coefficientWindow !== null) native.pg_jpeg_window(coefficientWindow);
     status = call(native);
   } catch (error) {
@@ -480,7 +482,7 @@ function runNative(
     case NativeStatus.Ok: {
       const out = new Uint8Array(native!.memory.buffer, native!.pg_output_data(), native!.pg_output_size());
       // Copied out unless asked for a view: then the instance's memory lives as long as the view.
-      return output.view ? out : out.slice();
+      return options.view ? out : out.slice();
     }
     case NativeStatus.Unsupported:
       return null;
