@@ -226,10 +226,21 @@ interface InputModules {
   spliceInlineImage(body: Uint8Array, tokenFor: () => Promise<string>): Promise<{ text: string; image?: { upload: { bytes: Uint8Array } } }>;
 }
 
+interface AnswerModules {
+  dataUri(bytes: Uint8Array, mime: string): unknown;
+  jsonBytes(value: unknown): ReadableStream<Uint8Array>;
+}
+
 /** The service's own readers of an inline image (src/images/inline-image.ts, inline-body.ts). */
 async function inputModules(): Promise<InputModules> {
   const load = (file: string) => import(pathToFileURL(path.join(REPO_ROOT, "src/images", file)).href);
   return { ...(await load("inline-image.ts")), ...(await load("inline-body.ts")) } as InputModules;
+}
+
+/** How the service writes a compress answer: the data URI kept as bytes, the JSON written out in slices. */
+async function answerModules(): Promise<AnswerModules> {
+  const load = (file: string) => import(pathToFileURL(path.join(REPO_ROOT, "src", file)).href);
+  return { ...(await load("http/base64-bytes.ts")), ...(await load("http/json-answer.ts")) } as AnswerModules;
 }
 
 /**
@@ -266,6 +277,7 @@ async function run(spec: MemorySpec, bodyPath: string): Promise<MemoryReport> {
   instrumentWebAssembly();
   const codecs = await loadCodecs(); // compiles the WASM modules; no instance exists yet
   await inputModules(); // loaded before the baseline
+  await answerModules();
 
   // Every event-loop turn samples, for the JS codecs that allocate between awaits.
   sampling = true;
@@ -325,9 +337,15 @@ async function run(spec: MemorySpec, bodyPath: string): Promise<MemoryReport> {
     }
   }
   if (spec.target && output) {
-    // The answer as compress builds it: the file as a base64 data URI inside the JSON envelope.
-    answerLength = JSON.stringify({ result: { image: `data:image/${spec.target};base64,${Buffer.from(output.buffer, output.byteOffset, output.byteLength).toString("base64")}` } }).length;
-    sample();
+    // The answer as compress builds it: the file as a base64 data URI (the tool's dataUri)
+    // inside the JSON envelope, written out as the service writes it (jsonBytes) and read as
+    // the client would, a chunk at a time.
+    const { dataUri, jsonBytes } = await answerModules();
+    const reader = jsonBytes({ success: true, result: { image: dataUri(output, `image/${spec.target}`) } }).getReader();
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      answerLength += chunk.value.byteLength;
+      sample();
+    }
   }
   const wallMs = performance.now() - started;
   sampling = false;

@@ -1,4 +1,5 @@
 import { FORMAT_INFO } from "../codecs/formats";
+import { Base64Bytes } from "../http/base64-bytes";
 import { openResult } from "../storage/results";
 
 // The file a playground result stands for, to preview and to download: text-to-svg's markup,
@@ -22,7 +23,8 @@ function kindOf(mime: string) {
 
 export function resultFile(result: Record<string, unknown>): ResultFile | null {
   for (const name of ["imageUrl", "image", "dataUrl"]) {
-    const src = result[name];
+    const value = result[name];
+    const src = value instanceof Base64Bytes ? value.text() : value;
     if (typeof src !== "string") continue;
     const mime = src.startsWith("data:")
       ? src.slice(5, src.search(/[;,]/)).toLowerCase()
@@ -43,8 +45,10 @@ function bytesOfDataUri(uri: string): Uint8Array<ArrayBuffer> {
 /** The result's bytes for a download: inline ones decoded, hosted ones read from R2. */
 export async function resultDownload(bucket: R2Bucket, result: Record<string, unknown>): Promise<{ bytes: Uint8Array<ArrayBuffer>; mime: string; extension: string } | null> {
   if (typeof result.svgCode === "string") return { bytes: new Uint8Array(new TextEncoder().encode(result.svgCode)), mime: "image/svg+xml", extension: "svg" };
+  const inline = [result.imageUrl, result.image].find((value) => value instanceof Base64Bytes);
   const file = resultFile(result);
   if (!file) return null;
+  if (inline) return { bytes: new Uint8Array(inline.bytes), mime: file.mime, extension: file.extension };
   if (file.src.startsWith("data:")) return { bytes: bytesOfDataUri(file.src), mime: file.mime, extension: file.extension };
   const name = /\/files\/([^/?#]+)$/.exec(new URL(file.src).pathname)?.[1];
   const stored = name ? await openResult(bucket, name) : null;

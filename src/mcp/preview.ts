@@ -1,7 +1,7 @@
 import { decodeImage, encodeImage, readHeader, sniffFormat, type RasterImage } from "../codecs";
 import { MODEL_INPUT_MAX_PIXELS } from "../codecs/limits";
 import { rasterizeSvg } from "../svg/raster/rasterize";
-import { base64Of } from "../tools/source-image";
+import { base64Of } from "../http/base64-bytes";
 
 // The inline picture an MCP result carries so an agent (and its user) can see what was made
 // without fetching anything (SVG included, drawn by a small rasteriser of our own): at most 512 px on the long side, WebP, tens of KB of base64 -

@@ -3,6 +3,7 @@ import type { BilledResult } from "../billing/billed-call";
 import { sniffFormat } from "../codecs";
 import type { Env } from "../env";
 import { ERROR_CATALOG, PixelgateError } from "../errors";
+import { Base64Bytes, withInlineTexts } from "../http/base64-bytes";
 import { errorBodyAt } from "../http/envelope";
 import { decodeDataUri } from "../images/inline-image";
 import { hostResult, openResult } from "../storage/results";
@@ -30,6 +31,11 @@ function creditsLine(outcome: { deductedCredits: number; userCredits: number }):
 async function hostedImageOf(session: McpSession, result: Record<string, unknown>): Promise<{ url: string; bytes: Uint8Array } | null> {
   const filesPrefix = `${session.baseUrl}/files/`;
   for (const location of [result.imageUrl, result.image, result.dataUrl]) {
+    if (location instanceof Base64Bytes) {
+      const kind = sniffFormat(location.bytes);
+      if (kind === null || kind === "heic") continue; // results are never HEIC
+      return { url: (await hostResult(session.env.FILES, session.baseUrl, location.bytes, kind)).url, bytes: location.bytes };
+    }
     if (typeof location !== "string") continue;
     if (location.startsWith(filesPrefix)) {
       const stored = await openResult(session.env.FILES, location.slice(filesPrefix.length));
@@ -58,7 +64,7 @@ async function imageBlocks(session: McpSession, result: Record<string, unknown>,
 export async function imageToolResult(session: McpSession, outcome: BilledResult): Promise<CallToolResult> {
   const result = outcome.result as Record<string, unknown> & { svgCode?: string; dataUrl?: string };
   const { url, blocks } = await imageBlocks(session, result);
-  const structured = { ...result, ...(url ? { hostedUrl: url } : {}), deductedCredits: outcome.deductedCredits, userCredits: outcome.userCredits };
+  const structured = { ...withInlineTexts(result), ...(url ? { hostedUrl: url } : {}), deductedCredits: outcome.deductedCredits, userCredits: outcome.userCredits };
   const where = url ? `Full result: ${url}` : "The result is in structuredContent.";
   const content: Content = [{ type: "text", text: `${outcome.message} ${creditsLine(outcome)} ${where}` }];
   if (typeof result.svgCode === "string") {
@@ -94,7 +100,7 @@ export async function multicallToolResult(session: McpSession, body: BatchBody):
     blocks.push(...image.blocks);
   }
   const text = `${body.message} Spent ${body.deductedCredits} credits; ${body.userCredits} left.\n${lines.join("\n")}`;
-  return { content: [{ type: "text", text }, ...blocks], structuredContent: body };
+  return { content: [{ type: "text", text }, ...blocks], structuredContent: withInlineTexts(body) };
 }
 
 /** A failure the agent can act on: its code, what happened and what to do, as an isError result. */

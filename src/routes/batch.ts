@@ -7,6 +7,7 @@ import { rejectRequest } from "../billing/billed-call";
 import { idempotent } from "../billing/idempotency";
 import type { AppEnv } from "../env";
 import { publicBaseUrl } from "../http/envelope";
+import { jsonAnswer } from "../http/json-answer";
 import { requireJsonBodyOr } from "../http/json-body";
 import { toolContext } from "../http/tool-context";
 import { setRateLimitHeaders } from "../http/rate-limit";
@@ -86,7 +87,7 @@ function mountBatch(app: OpenAPIHono<AppEnv>, family: Family): void {
         return refuse(c, error);
       }
       const batch = { ...batchCallOf(c, family), items: request.requests.map((item, index) => ({ tool: tools[index]!, args: item.args })) };
-      return c.json(batchResponseBody(publicBaseUrl(c), await runBatch(batch)), 200);
+      return jsonAnswer(c, batchResponseBody(publicBaseUrl(c), await runBatch(batch)), 200);
     },
     (result, c) => {
       if (result.success) return undefined;

@@ -5,6 +5,7 @@ import { rejectCall, runBilledCall, type BilledCall } from "../billing/billed-ca
 import { idempotent, type RejectRequest } from "../billing/idempotency";
 import type { AppEnv } from "../env";
 import type { ErrorCode } from "../errors";
+import { jsonAnswer } from "../http/json-answer";
 import { requireJsonBodyOr } from "../http/json-body";
 import { toolSuccessBody } from "../http/tool-body";
 import { toolContext } from "../http/tool-context";
@@ -89,7 +90,7 @@ function mountTool(app: OpenAPIHono<AppEnv>, tool: AnyTool, family: Family): voi
   app.openapi(
     route,
     async (c) => {
-      return c.json(toolSuccessBody(await runBilledCall(billedCallOf(c, tool, family, c.req.valid("json")))), 200);
+      return jsonAnswer(c, toolSuccessBody(await runBilledCall(billedCallOf(c, tool, family, c.req.valid("json")))), 200);
     },
     // A body that fails the schema is a rejected call: counted, logged, free.
     (result, c) => {

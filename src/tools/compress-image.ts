@@ -2,7 +2,8 @@ import { z } from "@hono/zod-openapi";
 import { readOrientation, recodeImage, stripMetadata, type Permit } from "../codecs";
 import { admitCodecWork, CODEC_TOOL_ERRORS, holdingPermit } from "./codec-work";
 import { FORMAT_INFO } from "../codecs/formats";
-import { codecSourceOf, dataUri, imageFields, kilobytes, latencySince, type CodecSource } from "./source-image";
+import { base64Field, dataUri } from "../http/base64-bytes";
+import { codecSourceOf, imageFields, kilobytes, latencySince, type CodecSource } from "./source-image";
 import { requestBody } from "./request-body";
 import { defineTool } from "./types";
 
@@ -45,7 +46,7 @@ interface Prepared {
 
 const CompressResult = z
   .object({
-    image: z.string().openapi({ description: "The compressed image as a base64 data URI." }),
+    image: base64Field("The compressed image as a base64 data URI."),
     originalSize: z.string().openapi({ example: "512.00 KB" }),
     compressedSize: z.string().openapi({ example: "96.25 KB" }),
     savedPercentage: z.string().openapi({

@@ -3,8 +3,10 @@ import { recodeImage, type Permit } from "../codecs";
 import { admitCodecWork, CODEC_TOOL_ERRORS, holdingPermit } from "./codec-work";
 import { FORMAT_INFO, type ImageFormat } from "../codecs/formats";
 import { PixelgateError } from "../errors";
+import { base64Field, dataUri } from "../http/base64-bytes";
+import { inlineCopy } from "./model-output";
 import { hostResult } from "../storage/results";
-import { base64Of, codecSourceOf, dataUri, imageFields, kilobytes, latencySince, type CodecSource } from "./source-image";
+import { codecSourceOf, imageFields, kilobytes, latencySince, type CodecSource } from "./source-image";
 import { requestBody } from "./request-body";
 import { defineTool, type Family } from "./types";
 
@@ -76,8 +78,8 @@ const resultSchemas = {
   v1: z
     .object({
       imageUrl: z.string().openapi({ description: "Hosted URL of the converted image." }),
-      b64_json: z.string().optional(),
-      imageBase64: z.string().optional(),
+      b64_json: base64Field("Base64 of the image; only with `responseFormat: b64_json`.").optional(),
+      imageBase64: base64Field("Same payload as `b64_json`.").optional(),
       width: z.number().int(),
       height: z.number().int(),
       originalSize: z.string(),
@@ -86,9 +88,12 @@ const resultSchemas = {
     })
     .openapi("ConvertFormatResult"),
   playground: z
-    .object({ imageUrl: z.string().openapi({ description: "The converted image as a data URI." }), ...common })
+    .object({ imageUrl: base64Field("The converted image as a data URI."), ...common })
     .openapi("ConvertFormatPlaygroundResult"),
 };
+
+/** The result of either family: a hosted URL (/v1) or the file inline (/playground). */
+type ConvertResult = z.infer<(typeof resultSchemas)["v1"]> | z.infer<(typeof resultSchemas)["playground"]>;
 
 export const convertFormat = defineTool({
   name: "convert_format",
@@ -98,7 +103,7 @@ export const convertFormat = defineTool({
     "Re-encodes with fixed settings: WebP and JPEG quality 80, AVIF quality 50, TIFF JPEG-compressed, PNG lossless. PNG, WebP and AVIF keep alpha; JPEG, TIFF and BMP flatten it onto black; GIF keeps 1-bit transparency. Only the first frame of an animation is kept. EXIF, ICC profiles and the orientation tag are removed (the orientation is applied first, so the picture stays upright).",
   errors: CODEC_TOOL_ERRORS,
   input: inputSchema,
-  result: (family: Family) => resultSchemas[family],
+  result: (family: Family): z.ZodType<ConvertResult> => resultSchemas[family],
   async prepare(input: ConvertInput, ctx): Promise<Prepared> {
     const source = await codecSourceOf(input, ctx);
     const target = targetOf(input.targetFormat ?? defaultTargetFor(source));
@@ -122,12 +127,11 @@ export const convertFormat = defineTool({
       const message = `Converted ${FORMAT_INFO[source.format].label} to ${label}.`;
       if (ctx.family === "playground") return { message, result: { imageUrl: dataUri(bytes, mime), ...common } };
       const hosted = await hostResult(ctx.env.FILES, ctx.baseUrl, bytes, target);
-      const base64 = responseFormat === "b64_json" ? base64Of(bytes) : undefined;
       return {
         message,
         result: {
           imageUrl: hosted.url,
-          ...(base64 ? { b64_json: base64, imageBase64: base64 } : {}),
+          ...inlineCopy(bytes, responseFormat),
           width,
           height,
           originalSize: kilobytes(source.bytes.length),

@@ -1,10 +1,11 @@
 import { z } from "@hono/zod-openapi";
 import { PixelgateError } from "../errors";
+import { Base64Bytes, base64Field } from "../http/base64-bytes";
 import type { Model } from "../models/catalog";
 import type { ImageOutput, ModelOutput } from "../providers";
 import { hostResult } from "../storage/results";
 import type { ResponseFormat } from "./model-fields";
-import { base64Of, latencySince } from "./source-image";
+import { latencySince } from "./source-image";
 import type { ToolContext } from "./types";
 
 // Storing what a model made and the result fields every model tool shares.
@@ -15,9 +16,9 @@ export async function storeImage(ctx: ToolContext, image: ImageOutput, responseF
   return { imageUrl: hosted.url, ...inlineCopy(image.bytes, responseFormat) };
 }
 
-export function inlineCopy(bytes: Uint8Array, responseFormat: ResponseFormat): { b64_json?: string; imageBase64?: string } {
+export function inlineCopy(bytes: Uint8Array, responseFormat: ResponseFormat): { b64_json?: Base64Bytes; imageBase64?: Base64Bytes } {
   if (responseFormat !== "b64_json") return {};
-  const base64 = base64Of(bytes);
+  const base64 = new Base64Bytes(bytes);
   return { b64_json: base64, imageBase64: base64 };
 }
 
@@ -36,8 +37,8 @@ export function timing(ctx: ToolContext, costUsd: number | undefined) {
 /** Result fields shared by the image tools, for their OpenAPI schemas. */
 export const imageResultFields = {
   imageUrl: z.string().openapi({ description: "Hosted URL of the resulting image (served from /files/)." }),
-  b64_json: z.string().optional().openapi({ description: "Base64 of the image; only with `responseFormat: b64_json`." }),
-  imageBase64: z.string().optional().openapi({ description: "Same payload as `b64_json`." }),
+  b64_json: base64Field("Base64 of the image; only with `responseFormat: b64_json`.").optional(),
+  imageBase64: base64Field("Same payload as `b64_json`.").optional(),
   model: z.string().openapi({ description: "The model that served the request." }),
   seed: z.number().int().openapi({ description: "The seed used." }),
   latency: z.string().openapi({ example: "1.42s" }),

@@ -5,7 +5,6 @@ import { PixelgateError, type ErrorCode } from "../errors";
 import { loadImageBytes, pickImageField, type OwnFiles } from "../images/input";
 import type { ToolContext } from "./types";
 import { formatLatency } from "../usage/log";
-import { Buffer } from "node:buffer";
 
 // The input image of a tool, checked before any charge: bytes loaded (data URI, base64 or https
 // URL), format sniffed from magic bytes, dimensions read from the header and held to the pixel
@@ -75,14 +74,6 @@ export async function loadCodecSource(value: unknown, param: string, ownFiles?: 
 /** `<n> KB`, the form results show sizes in. */
 export function kilobytes(byteCount: number): string {
   return `${(byteCount / 1024).toFixed(2)} KB`;
-}
-
-export function dataUri(bytes: Uint8Array, mime: string): string {
-  return `data:${mime};base64,${base64Of(bytes)}`;
-}
-
-export function base64Of(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
 }
 
 /** Seconds with an `s` suffix, as results show latency. */

@@ -183,16 +183,16 @@ describe("real photo sizes", () => {
     expect(await balanceOf(account.id)).toBe(4);
   }, 180_000);
 
-  it("BMP on the playground: a 7 MP photo converts to a data URI; 12 MP (its answer ~130 MB) is refused, free", async () => {
+  it("BMP on the playground: a 12 MP portrait photo converts to a data URI (its answer written out in slices), upright; 24 MP (a 69 MB file) is refused, free", async () => {
     const account = await newAccount({ credits: 5 });
-    const seven = await postTool("/playground/convert-format", account.key, { image: await photo(3072, 2304, 6), targetFormat: "bmp" });
-    expect(seven.status, seven.status === 200 ? "" : await seven.clone().text()).toBe(200);
-    const { mime, bytes } = bytesOfDataUri(((await seven.json()) as { result: { imageUrl: string } }).result.imageUrl);
+    const twelve = await postTool("/playground/convert-format", account.key, { image: await photo(4032, 3024, 6), targetFormat: "bmp" });
+    expect(twelve.status, twelve.status === 200 ? "" : await twelve.clone().text()).toBe(200);
+    const { mime, bytes } = bytesOfDataUri(((await twelve.json()) as { result: { imageUrl: string } }).result.imageUrl);
     expect(mime).toBe("image/bmp");
-    expect(readHeader(bytes, "bmp")).toMatchObject({ width: 2304, height: 3072 });
-    const twelve = await postTool("/playground/convert-format", account.key, { image: await photo(4032, 3024), targetFormat: "bmp" });
-    expect(twelve.status).toBe(400);
-    expect(((await twelve.json()) as { error: { code: string } }).error.code).toBe("image_too_large");
+    expect(readHeader(bytes, "bmp")).toMatchObject({ width: 3024, height: 4032 });
+    const camera = await postTool("/playground/convert-format", account.key, { image: await photo(6000, 4000), targetFormat: "bmp" });
+    expect(camera.status).toBe(400);
+    expect(((await camera.json()) as { error: { code: string } }).error.code).toBe("image_too_large");
     expect(await balanceOf(account.id)).toBe(4);
   }, 120_000);
 });

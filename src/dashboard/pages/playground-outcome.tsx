@@ -1,14 +1,19 @@
 import type { BilledResult } from "../../billing/billed-call";
+import { Base64Bytes } from "../../http/base64-bytes";
 import { resultFile } from "../playground-download";
 import type { PlaygroundRun, RunError } from "../playground-runs";
 
 // What a playground run's page shows above the form: the result (preview, download, cost and
 // balance), what went wrong, or that the run has not finished.
 
+function shortened(value: string | Base64Bytes): string {
+  return typeof value === "string" ? value.slice(0, 80) : value.head(80);
+}
+
 /** The result without its base64 payloads, for reading. */
 function readableResult(result: Record<string, unknown>): string {
   const shown = Object.fromEntries(
-    Object.entries(result).map(([name, value]) => [name, typeof value === "string" && value.length > 200 ? `${value.slice(0, 80)}… (${value.length} characters)` : value]),
+    Object.entries(result).map(([name, value]) => [name, (typeof value === "string" || value instanceof Base64Bytes) && value.length > 200 ? `${shortened(value)}… (${value.length} characters)` : value]),
   );
   return JSON.stringify(shown, null, 2);
 }

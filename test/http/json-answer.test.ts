@@ -1,0 +1,103 @@
+import { describe, expect, it } from "vitest";
+import { readHeader } from "../../src/codecs/index.ts";
+import { Base64Bytes, dataUri } from "../../src/http/base64-bytes";
+import { jsonBytes } from "../../src/http/json-answer";
+import { image } from "../codecs/support.ts";
+import { newAccount } from "../support/fixtures";
+import { balanceOf, bytesOfDataUri, dataUriOf, postTool } from "../support/tool-calls";
+
+// The streamed answer must be exactly the JSON c.json would have sent, whatever the long
+// strings hold and wherever a slice ends.
+
+async function textOf(stream: ReadableStream<Uint8Array>): Promise<{ text: string; chunks: number; largest: number }> {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  let chunks = 0;
+  let largest = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks += 1;
+    largest = Math.max(largest, value.byteLength);
+    text += decoder.decode(value, { stream: true });
+  }
+  return { text: text + decoder.decode(), chunks, largest };
+}
+
+/** A long string of `unit` repeated, `length` characters or a little more. */
+function long(unit: string, length: number): string {
+  return unit.repeat(Math.ceil(length / unit.length));
+}
+
+describe("jsonBytes", () => {
+  it("writes a compress-shaped answer byte for byte as JSON.stringify does, the base64 in slices", async () => {
+    const base64 = long("QUJD", 3 * 1024 * 1024 + 7);
+    const answer = { success: true, message: "Compressed.", result: { image: `data:image/png;base64,${base64}`, originalSize: "12.00 KB", quality: "70%" } };
+    const { text, chunks, largest } = await textOf(jsonBytes(answer));
+    expect(text).toBe(JSON.stringify(answer));
+    expect(chunks).toBeGreaterThan(10); // the long string really was sliced
+    expect(largest).toBeLessThanOrEqual(256 * 1024 + 64);
+  });
+
+  it("encodes a file kept as bytes a slice at a time, to the text its toJSON gives every other serialiser", async () => {
+    const file = Uint8Array.from({ length: 1_000_003 }, (_, i) => (i * 31 + (i >> 8)) & 255);
+    const answer = { result: { image: dataUri(file, "image/png"), b64_json: new Base64Bytes(file), small: new Base64Bytes(file.subarray(0, 5)) } };
+    const { text, chunks, largest } = await textOf(jsonBytes(answer));
+    expect(text).toBe(JSON.stringify(answer));
+    const parsed = JSON.parse(text) as { result: { image: string; b64_json: string; small: string } };
+    expect(parsed.result.image).toBe(`data:image/png;base64,${Buffer.from(file).toString("base64")}`);
+    expect(parsed.result.small).toBe(Buffer.from(file.subarray(0, 5)).toString("base64"));
+    expect(chunks).toBeGreaterThan(10);
+    expect(largest).toBeLessThanOrEqual(256 * 1024 + 64); // never the whole base64 at once
+  });
+
+  it("escapes what JSON escapes inside long strings, and never splits a surrogate pair", async () => {
+    // Quotes, backslashes, control characters and astral characters (two UTF-16 units) fall on
+    // every offset against the slice size, so some pair straddles a slice boundary.
+    const tricky = long('a"b\\c\n\u0001😀é', 256 * 1024 * 3 + 5);
+    const odd = `x${long("😀", 300 * 1024)}`;
+    const answer = { results: [{ data: { b64_json: tricky, imageBase64: tricky } }, { data: { image: odd } }], short: "😀\"" };
+    const { text } = await textOf(jsonBytes(answer));
+    expect(text).toBe(JSON.stringify(answer));
+    expect(JSON.parse(text)).toEqual(answer);
+  });
+
+  it("takes a caller's string that looks like a placeholder for what it is", async () => {
+    const answer = { prompt: "\u00000", message: '"\\u00000"', image: long("Zm9v", 100_000), after: "\u00001" };
+    const { text } = await textOf(jsonBytes(answer));
+    expect(text).toBe(JSON.stringify(answer));
+  });
+
+  it("writes answers without long strings in one piece", async () => {
+    const answer = { success: true, list: [1, "two", null, { three: 3 }] };
+    const { text, chunks } = await textOf(jsonBytes(answer));
+    expect(text).toBe(JSON.stringify(answer));
+    expect(chunks).toBe(1);
+  });
+});
+
+describe("answers with a file inline", () => {
+  it("come whole and right, and a replay under the same Idempotency-Key is the same answer", async () => {
+    const account = await newAccount({ credits: 5 });
+    // Grain that deflate cannot shrink: the PNG, and so its base64, is far over one slice.
+    const grain = (x: number, y: number, k: number) => ((x * 7919 + y * 104_729 + k * 15_485_863) ^ (x * y)) & 255;
+    const body = { image: await dataUriOf(image(800, 600, (x, y) => [grain(x, y, 1), grain(x, y, 2), grain(x, y, 3), 255]), "png"), targetFormat: "png", quality: 100 };
+    const headers = { "Idempotency-Key": "streamed-answer-1" };
+    const first = await postTool("/v1/compress", account.key, body, headers);
+    expect(first.status).toBe(200);
+    expect(first.headers.get("Content-Type")).toMatch(/^application\/json/);
+    const { text } = await textOf(first.body!);
+    const answer = JSON.parse(text) as { result: { image: string; compressedSize: string } };
+    const { mime, bytes } = bytesOfDataUri(answer.result.image);
+    expect(mime).toBe("image/png");
+    expect(readHeader(bytes, "png")).toMatchObject({ width: 800, height: 600 });
+    expect(bytes.length).toBeGreaterThan(3 * 64 * 1024); // more than one slice of base64
+    expect(answer.result.compressedSize).toBe(`${(bytes.length / 1024).toFixed(2)} KB`);
+
+    const replay = await postTool("/v1/compress", account.key, body, headers);
+    expect(replay.headers.get("Idempotency-Replayed")).toBe("true");
+    expect(await replay.text()).toBe(text);
+    expect(await balanceOf(account.id)).toBe(4);
+  });
+});
