@@ -2,6 +2,7 @@ import type { AccountLedger } from "../durable-objects/account-ledger";
 import type { Account, ApiKeyRecord } from "./accounts/repository";
 import type { LedgerSnapshot } from "../durable-objects/account-ledger";
 import type { UsageMessage } from "./usage/delivery";
+import type { AnswerBody } from "./http/json-answer";
 
 /** Bindings and vars (wrangler.toml, .dev.vars, secrets). */
 export interface Env {
@@ -47,5 +48,7 @@ export interface AppEnv {
     charged: boolean;
     /** The Idempotency-Key a billed call runs under: released by the ledger if the call is interrupted. */
     idempotency: { key: string; fingerprint: string } | undefined;
+    /** A tool's or batch's answer (http/json-answer.ts), written again for an Idempotency-Key replay. */
+    answer: AnswerBody | undefined;
   };
 }

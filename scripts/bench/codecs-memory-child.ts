@@ -227,7 +227,7 @@ interface InputModules {
 }
 
 interface AnswerModules {
-  dataUri(bytes: Uint8Array, mime: string): unknown;
+  dataUri(file: readonly Uint8Array[], mime: string): unknown;
   jsonBytes(value: unknown): ReadableStream<Uint8Array>;
 }
 
@@ -309,13 +309,14 @@ async function run(spec: MemorySpec, bodyPath: string): Promise<MemoryReport> {
   // directly, so the cost of the sizes the limit keeps out is measured too (beyondLimit).
   const beyondLimit = header.width * header.height > codecs.MAX_DECODE_PIXELS;
   const options = spec.quality === undefined ? {} : { quality: spec.quality };
-  let output: Uint8Array | null = null;
+  // The file as the service sends it: the pieces our PNG and GIF writers leave it in, never joined.
+  let output: { pieces: readonly Uint8Array[]; bytes: Uint8Array } | null = null;
   let decoderMemoryAfterGc = 0;
   let picture: { width: number; height: number; rasterBytes: number };
   if (stage === "recode") {
     const recoded = beyondLimit ? await recodeBeyondLimit(bytes, header, spec.target!, options) : await codecs.recodeImage(bytes, header, spec.target!, options);
     sample();
-    output = recoded.bytes;
+    output = recoded;
     picture = { width: recoded.width, height: recoded.height, rasterBytes: 0 };
   } else {
     const raster = beyondLimit ? await decodeBeyondLimit(bytes, format) : await codecs.decodeImage(bytes, header);
@@ -332,7 +333,8 @@ async function run(spec: MemorySpec, bodyPath: string): Promise<MemoryReport> {
       sample();
       decoderMemoryAfterGc = tracked.filter((t) => t.stage === "decode").reduce((n, t) => n + (t.ref.deref()?.buffer.byteLength ?? 0), 0);
       stage = "encode";
-      output = await codecs.encodeImage(raster, spec.target, options);
+      const encoded = await codecs.encodeImage(raster, spec.target, options);
+      output = { pieces: [encoded], bytes: encoded };
       sample();
     }
   }
@@ -341,7 +343,7 @@ async function run(spec: MemorySpec, bodyPath: string): Promise<MemoryReport> {
     // inside the JSON envelope, written out as the service writes it (jsonBytes) and read as
     // the client would, a chunk at a time.
     const { dataUri, jsonBytes } = await answerModules();
-    const reader = jsonBytes({ success: true, result: { image: dataUri(output, `image/${spec.target}`) } }).getReader();
+    const reader = jsonBytes({ success: true, result: { image: dataUri(output.pieces, `image/${spec.target}`) } }).getReader();
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
       answerLength += chunk.value.byteLength;
       sample();
@@ -353,9 +355,9 @@ async function run(spec: MemorySpec, bodyPath: string): Promise<MemoryReport> {
   if (parsed.image.length === 0 || (spec.target && answerLength === 0)) throw new Error("request or answer lost");
 
   if (spec.target && output) {
-    const written = codecs.sniffFormat(output);
+    const written = codecs.sniffFormat(output.bytes); // joined now, after the measurement
     if (written !== spec.target) throw new Error(`wrote ${String(written)}, not ${spec.target}`);
-    const h = codecs.readHeader(output, spec.target);
+    const h = codecs.readHeader(output.bytes, spec.target);
     if (h.width !== picture.width || h.height !== picture.height) throw new Error(`wrote ${h.width}x${h.height}`);
   }
   const hwm = rssKb("VmHWM");
@@ -369,7 +371,7 @@ async function run(spec: MemorySpec, bodyPath: string): Promise<MemoryReport> {
     decoderMemoryAfterGc,
     inputBytes: bytes.length,
     rasterBytes: picture.rasterBytes,
-    outputBytes: output?.length ?? 0,
+    outputBytes: output?.bytes.length ?? 0,
     beyondLimit,
     rssDelta: rssReset && hwm !== null && rss0 !== null ? (hwm - rss0) * 1024 : null,
     wallMs,

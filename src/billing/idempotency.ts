@@ -4,6 +4,7 @@ import { sha256Hex } from "../auth/keys";
 import type { WindowState } from "../../durable-objects/account-ledger";
 import type { AppEnv, Env } from "../env";
 import { PixelgateError } from "../errors";
+import type { AnswerBody } from "../http/json-answer";
 import { setRateLimitHeaders } from "../http/rate-limit";
 
 // Idempotency-Key on billed POSTs: within 24 hours the same key with
@@ -80,7 +81,7 @@ export interface IdempotentRun<Answer> {
    * The request itself, run under the claimed key (the ledger releases it if the call is
    * interrupted); says whether credits were taken and, if so, what to store.
    */
-  run(claimed: ClaimedKey): Promise<{ answer: Answer; charged: boolean; status: number; body: () => Promise<string> }>;
+  run(claimed: ClaimedKey): Promise<{ answer: Answer; charged: boolean; status: number; body: () => Promise<string | AnswerBody> }>;
 }
 
 /**
@@ -119,7 +120,9 @@ export async function withIdempotencyKey<Answer>(claim: IdempotencyClaim, handle
   } finally {
     if (done?.charged) {
       const bodyKey = `idempotency/${accountId}/${await sha256Hex(idempotencyKey)}.json`;
-      await env.FILES.put(bodyKey, await done.body(), { httpMetadata: { contentType: "application/json" } });
+      const body = await done.body();
+      // A streamed answer is written again from its parts, never whole (json-answer.ts).
+      await env.FILES.put(bodyKey, typeof body === "string" ? body : body.stream(), { httpMetadata: { contentType: "application/json" } });
       await ledger.completeIdempotent(idempotencyKey, fingerprint, done.status, bodyKey);
     } else {
       await ledger.abandonIdempotent(idempotencyKey, fingerprint);
@@ -142,7 +145,7 @@ function runIdempotently(c: Context<AppEnv>, next: Next, idempotencyKey: string)
         run: async (claimed) => {
           c.set("idempotency", claimed);
           await next();
-          return { answer: undefined, charged: c.get("charged") === true, status: c.res.status, body: () => c.res.clone().text() };
+          return { answer: undefined, charged: c.get("charged") === true, status: c.res.status, body: async () => c.get("answer") ?? (await c.res.clone().text()) };
         },
       },
     ),

@@ -15,6 +15,7 @@
 
 import { PixelgateError } from "../errors.ts";
 import { invalidImage } from "./bytes.ts";
+import { joinPieces } from "./file-pieces.ts";
 import nativeWasm from "./native/pixelgate-codecs.wasm";
 import type { RasterImage } from "./formats.ts";
 import type { Orientation } from "./orientation.ts";
@@ -219,17 +220,17 @@ export function transcodePng(bytes: Uint8Array, size: { width: number; height: n
  * header's.
  *
  * The file (a lossless one is 1 to 3 bytes a pixel for a photo, the largest thing the request
- * holds) leaves WASM memory in pieces as it is deflated and is joined here. Below quality 100, a
+ * holds) leaves WASM memory in pieces as it is deflated, and stays in pieces (file-pieces.ts). Below quality 100, a
  * lossless candidate that beats the palette file is the call's output instead, read as a view
  * of the dropped instance's memory (the pieces are then the losing palette file).
  */
-export function transcodeToPng(
+export function transcodeToPngPieces(
   bytes: Uint8Array,
   size: { width: number; height: number },
   input: "jpeg" | "png" | "webp",
   quality: number,
   orientation: Orientation = 1,
-): Uint8Array | null {
+): Uint8Array[] | null {
   const pieces: Uint8Array[] = [];
   const out = runNative(
     "png",
@@ -237,7 +238,13 @@ export function transcodeToPng(
     bytes,
     { view: true, written: pieces },
   );
-  return out && (out.length > 0 ? out : joinPieces(pieces));
+  return out && (out.length > 0 ? [out] : pieces);
+}
+
+/** transcodeToPngPieces's file as one array. */
+export function transcodeToPng(...args: Parameters<typeof transcodeToPngPieces>): Uint8Array | null {
+  const pieces = transcodeToPngPieces(...args);
+  return pieces && joinPieces(pieces);
 }
 
 /**
@@ -245,13 +252,18 @@ export function transcodeToPng(
  * transcodeToPng, the planes copied in a band of rows per pass and converted to RGB with their
  * own matrix and range (the conversion the WebP and JPEG encoders' samples go through).
  */
-export function planesToPng(image: YCbCrImage, quality: number): Uint8Array {
+export function planesToPngPieces(image: YCbCrImage, quality: number): Uint8Array[] {
   const pieces: Uint8Array[] = [];
   const { width, height, alpha } = image;
   const call = (native: NativeExports) => native.pg_planes_to_png(width, height, alpha ? 1 : 0, Math.round(quality), image.kr, image.kb, image.fullRange ? 1 : 0);
   const out = runNative("png", call, undefined, { view: true, written: pieces, planes: image });
   if (!out) throw new PixelgateError("internal_error", "The native encoder refused YCbCr planes.");
-  return out.length > 0 ? out : joinPieces(pieces);
+  return out.length > 0 ? [out] : pieces;
+}
+
+/** planesToPngPieces's file as one array. */
+export function planesToPng(image: YCbCrImage, quality: number): Uint8Array {
+  return joinPieces(planesToPngPieces(image, quality));
 }
 
 /** A row source's kind, file address and size (native/png_sink.h PgRows), as the pg_to_* calls take them. */
@@ -278,13 +290,13 @@ function rowSource(native: NativeExports, bytes: Uint8Array, input: keyof typeof
  * are bottom-up). Null for what this path leaves to the general one (CMYK JPEG, interlaced PNG, animated WebP);
  * invalid_image for damaged data or a size other than the header's.
  */
-export function transcodeToPalette(
+export function transcodeToPalettePieces(
   bytes: Uint8Array,
   size: { width: number; height: number },
   input: "jpeg" | "png" | "webp",
   target: "gif" | "bmp",
   orientation: Orientation = 1,
-): Uint8Array | null {
+): Uint8Array[] | null {
   const pieces: Uint8Array[] = [];
   const placed: PlacedFile = {};
   const out = runNative(
@@ -293,19 +305,15 @@ export function transcodeToPalette(
     bytes,
     { written: pieces, placed },
   );
-  return out && (target === "bmp" ? (placed.bytes ?? null) : joinPieces(pieces));
+  if (!out) return null;
+  if (target === "gif") return pieces;
+  return placed.bytes ? [placed.bytes] : null;
 }
 
-/** The pieces as one array; each is dropped from the list once copied. */
-function joinPieces(pieces: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(pieces.reduce((n, piece) => n + piece.length, 0));
-  let at = 0;
-  for (let k = 0; k < pieces.length; k++) {
-    out.set(pieces[k]!, at);
-    at += pieces[k]!.length;
-    pieces[k] = out.subarray(0, 0);
-  }
-  return out;
+/** transcodeToPalettePieces's file as one array. */
+export function transcodeToPalette(...args: Parameters<typeof transcodeToPalettePieces>): Uint8Array | null {
+  const pieces = transcodeToPalettePieces(...args);
+  return pieces && joinPieces(pieces);
 }
 
 /** Rows copied into WASM memory per call: small next to any image, even (2x2 chroma cells). */

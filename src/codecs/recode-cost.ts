@@ -79,10 +79,12 @@ export function pngLayout(bytes: Uint8Array): { alpha: boolean; interlaced: bool
 
 /**
  * PNG written by our own build (native/png_sink.c). Its WASM memory is small (rows, zlib, the
- * colour histogram: `wasm`); what grows is the file it writes, which the request holds twice
- * while its pieces are joined (`copies`: the worst run measured, 2.3 at 12 MP from a lossy WebP,
- * with room for run-to-run differences; the answer's base64 is written a slice at a time,
- * src/http/json-answer.ts, and costs nothing here: 4.7 copies while it was one string). The header cannot tell how big the file will be; the upload's own
+ * colour histogram: `wasm`); what grows is the file it writes. It leaves WASM memory in pieces
+ * and stays so (file-pieces.ts): the answer's base64 is made from them a slice at a time
+ * (src/http/json-answer.ts) and the R2 upload takes them as they are. `copies`: the worst run
+ * measured (1.44 at 12 MP from a lossy WebP) with room for run-to-run differences (3 MB between two runs
+ * of one case: garbage not yet collected); 4.7 while the
+ * pieces were joined and the answer's base64 was one string. The header cannot tell how big the file will be; the upload's own
  * density can: a lossless PNG of a JPEG measured 4.1 (noise) to 5.0 (photo) times the JPEG's
  * size, a palette file 1.3 to 1.5 times; a PNG re-encoded comes out near its own size. Capped by
  * what the layout can take at most (RGB, RGBA, 8-bit indices, plus deflate's overhead).
@@ -90,17 +92,17 @@ export function pngLayout(bytes: Uint8Array): { alpha: boolean; interlaced: bool
 const NATIVE_PNG = {
   lossless: {
     file: { jpeg: { perInputByte: 5.5, most: 3.1 }, png: { perInputByte: 1.2, most: 4.1 } },
-    copies: 2.7,
+    copies: 2,
     // A progressive JPEG's decoder holds its whole coefficient array, packed (coef_store.c), in
     // every pass; turned or flipped, in every band of every pass too: `progressivePerInputByte`
     // more for each byte of the upload (22 MB upright, 30 turned, for a 4 MB 24 MP file).
     wasm: { jpeg: 0.4, jpegProgressive: 0.5, jpegProgressiveBanded: 0.8, png: 0.2, progressivePerInputByte: 2.6 },
   },
-  // The lossless candidate is kept too, at most the palette file's size: one copy more (1.4
-  // measured at most; 5.7 with the answer's base64 as one string).
+  // The lossless candidate is kept too, at most the palette file's size: one copy more (5.7
+  // with the pieces joined and the answer's base64 as one string).
   palette: {
     file: { jpeg: { perInputByte: 2, most: 1.05 }, png: { perInputByte: 0.5, most: 1.05 } },
-    copies: 3,
+    copies: 2.3,
     wasm: { jpeg: 0.7, jpegProgressive: 0.5, jpegProgressiveBanded: 0.8, png: 1.0, progressivePerInputByte: 4.2 },
   },
 } as const;
@@ -132,9 +134,11 @@ export function pngBytesPerPixel(bytes: Uint8Array, input: "jpeg" | "png", pixel
  * GIF and BMP written by our own build from a JPEG's or PNG's rows (native/gif_sink.c,
  * bmp_sink.c). The WASM memory is the row source's, as for the PNG writer's lossless pass
  * (`wasm`, plus a band for a turned JPEG). What grows is the file, held by the request in
- * `copies`: a GIF's pieces and the joined file (1.8 the worst run measured, noise at 12 MP); a
- * BMP is written into one array (1.1 measured at 12 and 24 MP). The answer's base64 is written a
- * slice at a time (src/http/json-answer.ts); as one string it made these 3.7 and 3.9.
+ * `copies`: a GIF's pieces, never joined (1.06 the worst run measured, noise at 12 MP; a small
+ * GIF's runs differ by 3 MB, hence the room), a BMP
+ * written into one array (1.1 measured at 12 and 24 MP). The answer's base64 is written a slice
+ * at a time (src/http/json-answer.ts); with the pieces joined and the base64 as one string these
+ * were 3.7 and 3.9.
  * A BMP is 3 bytes a pixel, always. A GIF's LZW data follows the picture, not the upload:
  * 0.39 to 0.43 bytes a pixel for photos (2.2 times a photo JPEG's size, 1.4 times a dense
  * one's, 0.16 times a PNG photo's), 1.25 for noise, at most 12 bits a pixel (`most`, with the
@@ -148,7 +152,7 @@ const NATIVE_GIF = {
     webp: { perInputByte: 8, least: 0.5, most: 1.55 },
     webpLossless: { perInputByte: 0.6, least: 0.5, most: 1.55 },
   },
-  copies: 2.2,
+  copies: 1.8,
 };
 const NATIVE_BMP = { filePerPixel: 3, copies: 1.3 };
 

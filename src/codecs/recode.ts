@@ -11,7 +11,8 @@ import { JPEG_DEFAULT_QUALITY } from "./jpeg.ts";
 import { encodeHeicTiles, heicPlanesFromTiles } from "./heic-tiles.ts";
 import { decodeHeicPlanes } from "./heic.ts";
 import { maxPixelsFor } from "./limits.ts";
-import { encodePlanes, planesToPng, transcodeJpeg, transcodePng, transcodeToPalette, transcodeToPng, transcodeWebp, type NativeTarget } from "./native.ts";
+import { recodedImage, type RecodedImage } from "./file-pieces.ts";
+import { encodePlanes, planesToPngPieces, transcodeJpeg, transcodePng, transcodeToPalettePieces, transcodeToPngPieces, transcodeWebp, type NativeTarget } from "./native.ts";
 import { nativeRoute, type NativeRoute } from "./recode-route.ts";
 import { PNG_DEFAULT_QUALITY } from "./png.ts";
 import { TIFF_JPEG_QUALITY, tiffAroundJpeg } from "./tiff.ts";
@@ -42,12 +43,7 @@ export function recodeQuality(format: ImageFormat, options: EncodeOptions = {}):
   return format === "tiff" ? defaultQuality : (encodeQuality(options) ?? defaultQuality);
 }
 
-/** An encoded image and its size (the header's, turned by the EXIF orientation). */
-export interface RecodedImage {
-  bytes: Uint8Array;
-  width: number;
-  height: number;
-}
+export type { RecodedImage };
 
 /**
  * `bytes` (whose header was read with readHeader) re-encoded as `format`, with the EXIF
@@ -64,13 +60,13 @@ export async function recodeImage(bytes: Uint8Array, header: ImageHeader, format
     if (wrapped) return wrapped;
   }
   const raster = await decodeImage(bytes, header);
-  return { bytes: await encodeImage(raster, format, options), width: raster.width, height: raster.height };
+  return recodedImage(await encodeImage(raster, format, options), raster.width, raster.height);
 }
 
 /** The native baseline JPEG as a TIFF; null for a one-component (grey) JPEG, which the strip's tags do not describe. */
 function asTiff(jpeg: RecodedImage): RecodedImage | null {
   const tiff = tiffAroundJpeg(jpeg.bytes, jpeg.width, jpeg.height);
-  return tiff && { ...jpeg, bytes: tiff };
+  return tiff && recodedImage(tiff, jpeg.width, jpeg.height);
 }
 
 /**
@@ -86,21 +82,24 @@ async function runNative(route: NativeRoute, bytes: Uint8Array, header: ImageHea
   const height = turned ? header.width : header.height;
   assertFormatHolds(width, height, format);
   const encoder = encoderFor(format);
-  const done = (out: Uint8Array | null) => out && { bytes: out, width, height };
+  const done = (out: Uint8Array | Uint8Array[] | null) => out && recodedImage(out, width, height);
   switch (route.input) {
     case "jpeg":
     case "png":
     case "webp": {
       const { input, orientation } = route;
-      if (format === "gif" || format === "bmp") return done(transcodeToPalette(bytes, header, input, format, orientation));
-      if (format === "png") return done(transcodeToPng(bytes, header, input, quality, orientation));
+      if (format === "gif" || format === "bmp") return done(transcodeToPalettePieces(bytes, header, input, format, orientation));
+      if (format === "png") return done(transcodeToPngPieces(bytes, header, input, quality, orientation));
       if (input === "jpeg") return done(transcodeJpeg(bytes, header, encoder, quality, orientation, route.webp));
       return done((input === "png" ? transcodePng : transcodeWebp)(bytes, header, encoder, quality, route.webp));
     }
     case "heic": {
       // Our HEVC decoder's tiles: a row of them at a time into the encoder, or whole planes for
       // the PNG writer (which reads the picture once per pass).
-      if (route.tiles && format !== "png") return encodeHeicTiles(route.tiles, route.encoding, encoder, quality, route.webp);
+      if (route.tiles && format !== "png") {
+        const out = await encodeHeicTiles(route.tiles, route.encoding, encoder, quality, route.webp);
+        return recodedImage(out.bytes, out.width, out.height);
+      }
       const tiled = route.tiles && heicPlanesFromTiles(route.tiles, route.encoding);
       // Else libheif's YCbCr planes, a band at a time (no RGBA image).
       const planes = tiled ?? (await decodeHeicPlanes(bytes, maxPixelsFor("heic"), route.encoding));
@@ -108,8 +107,8 @@ async function runNative(route: NativeRoute, bytes: Uint8Array, header: ImageHea
       // peaks at about 4.7 bytes a pixel) is unreachable from here and can be collected before
       // the encoder grows, and other requests in the isolate get to run between two seconds-long steps.
       await new Promise((resolve) => setTimeout(resolve, 0));
-      const out = format === "png" ? planesToPng(planes, quality) : encodePlanes(planes, encoder, quality, route.webp);
-      return { bytes: out, width: planes.width, height: planes.height };
+      const out = format === "png" ? planesToPngPieces(planes, quality) : encodePlanes(planes, encoder, quality, route.webp);
+      return recodedImage(out, planes.width, planes.height);
     }
   }
 }

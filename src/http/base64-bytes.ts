@@ -14,11 +14,31 @@ const SLICE_BYTES = 3 * 64 * 1024;
 let placeholderFor: ((value: Base64Bytes) => string) | null = null;
 
 export class Base64Bytes {
+  /** The file, in order: one array, or the pieces our PNG and GIF writers leave it in (never joined here). */
+  readonly pieces: readonly Uint8Array[];
+  /** Bytes in the file. */
+  readonly byteLength: number;
+
   /** `prefix`: text before the base64, `data:<mime>;base64,` for a data URI. */
   constructor(
-    readonly bytes: Uint8Array,
+    file: Uint8Array | readonly Uint8Array[],
     readonly prefix = "",
-  ) {}
+  ) {
+    this.pieces = file instanceof Uint8Array ? [file] : file;
+    this.byteLength = this.pieces.reduce((n, piece) => n + piece.length, 0);
+  }
+
+  /** The file as one array (joined, for the surfaces that need it whole: MCP's hosting, the dashboard's download). */
+  get bytes(): Uint8Array {
+    if (this.pieces.length === 1) return this.pieces[0]!;
+    const out = new Uint8Array(this.byteLength);
+    let at = 0;
+    for (const piece of this.pieces) {
+      out.set(piece, at);
+      at += piece.length;
+    }
+    return out;
+  }
 
   /** A data URI's media type, or null. */
   get mime(): string | null {
@@ -27,17 +47,22 @@ export class Base64Bytes {
 
   /** Characters of the whole text. */
   get length(): number {
-    return this.prefix.length + 4 * Math.ceil(this.bytes.length / 3);
+    return this.prefix.length + 4 * Math.ceil(this.byteLength / 3);
   }
 
   /** The whole text, made now. */
   text(): string {
-    return this.prefix + base64Of(this.bytes);
+    return this.prefix + [...this.base64Slices()].join("");
   }
 
   /** The first characters of the text, for showing, without making the rest. */
   head(characters: number): string {
-    return (this.prefix + base64Of(this.bytes.subarray(0, Math.ceil((characters * 3) / 4)))).slice(0, characters);
+    let text = this.prefix;
+    for (const slice of this.base64Slices()) {
+      if (text.length >= characters) break;
+      text += slice;
+    }
+    return text.slice(0, characters);
   }
 
   toJSON(): string {
@@ -48,10 +73,32 @@ export class Base64Bytes {
     return this.text();
   }
 
-  /** The base64 (without the prefix) a slice at a time. */
+  /**
+   * The base64 (without the prefix) a slice at a time. Each slice encodes a multiple of 3 bytes
+   * (but the last), so the slices join into one base64 text; the up to 2 bytes a piece ends with
+   * beyond that go to the front of the next slice.
+   */
   *base64Slices(): Generator<string> {
-    for (let at = 0; at < this.bytes.length; at += SLICE_BYTES) yield base64Of(this.bytes.subarray(at, at + SLICE_BYTES));
+    let carry = new Uint8Array(0);
+    for (const piece of this.pieces) {
+      for (let at = 0; at < piece.length; ) {
+        const take = Math.min(piece.length - at, SLICE_BYTES - carry.length);
+        const chunk = carry.length > 0 ? concat(carry, piece.subarray(at, at + take)) : piece.subarray(at, at + take);
+        at += take;
+        const whole = chunk.length - (chunk.length % 3);
+        if (whole > 0) yield base64Of(chunk.subarray(0, whole));
+        carry = chunk.slice(whole);
+      }
+    }
+    if (carry.length > 0) yield base64Of(carry);
   }
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
 }
 
 /** A result field holding a Base64Bytes: a string in the OpenAPI document and on the wire. */
@@ -69,9 +116,9 @@ export function withInlineTexts<T>(value: T): T {
   return value;
 }
 
-/** A data URI of `bytes`, written as bytes are. */
-export function dataUri(bytes: Uint8Array, mime: string): Base64Bytes {
-  return new Base64Bytes(bytes, `data:${mime};base64,`);
+/** A data URI of a file (one array or its pieces), written as bytes are. */
+export function dataUri(file: Uint8Array | readonly Uint8Array[], mime: string): Base64Bytes {
+  return new Base64Bytes(file, `data:${mime};base64,`);
 }
 
 export function base64Of(bytes: Uint8Array): string {

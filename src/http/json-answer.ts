@@ -1,5 +1,6 @@
 import type { Context, TypedResponse } from "hono";
 import type { JSONParsed } from "hono/utils/types";
+import type { AppEnv } from "../env";
 import { withPlaceholders, type Base64Bytes } from "./base64-bytes";
 
 // A JSON answer written out as the client reads it. An image answered inline (a Base64Bytes:
@@ -49,8 +50,7 @@ function* stringSlices(string: string): Generator<string> {
   }
 }
 
-function* textOf(value: unknown): Generator<string> {
-  const { pieces, long } = piecesOf(value);
+function* textOf({ pieces, long }: { pieces: string[]; long: Long[] }): Generator<string> {
   for (const [index, piece] of pieces.entries()) {
     yield piece;
     const inner = long[index];
@@ -65,10 +65,22 @@ function* textOf(value: unknown): Generator<string> {
   }
 }
 
-/** `value` as JSON, as UTF-8 bytes made when the reader asks for them. */
-export function jsonBytes(value: unknown): ReadableStream<Uint8Array> {
-  const text = textOf(value);
-  const encoder = new TextEncoder();
+const encoder = new TextEncoder();
+
+/** UTF-8 bytes of the text; a Base64Bytes (ASCII) is counted without being encoded. */
+function byteLengthOf({ pieces, long }: { pieces: string[]; long: Long[] }): number {
+  let total = 0;
+  for (const piece of pieces) total += encoder.encode(piece).byteLength;
+  for (const inner of long) {
+    total += 2; // its quotes
+    if (typeof inner === "string") for (const slice of stringSlices(inner)) total += encoder.encode(slice).byteLength;
+    else total += JSON.stringify(inner.prefix).length - 2 + inner.length - inner.prefix.length;
+  }
+  return total;
+}
+
+/** The UTF-8 bytes of a text's slices, made when the reader asks for them. */
+function streamOf(text: Generator<string>): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>({
     pull(controller) {
       for (;;) {
@@ -80,9 +92,47 @@ export function jsonBytes(value: unknown): ReadableStream<Uint8Array> {
   });
 }
 
-/** What c.json answers (and typed as its answer, for the OpenAPI routes), written as jsonBytes writes it. */
-export function jsonAnswer<T>(c: Context, value: T, status: 200): Response & TypedResponse<JSONParsed<T>, 200, "json"> {
+/** `value` as JSON, as UTF-8 bytes made when the reader asks for them. */
+export function jsonBytes(value: unknown): ReadableStream<Uint8Array> {
+  return streamOf(textOf(piecesOf(value)));
+}
+
+/**
+ * An answer's JSON that can be written more than once (to the client, and to R2 for an
+ * Idempotency-Key replay) without ever being whole, and its length in bytes, known before it
+ * is written: R2 takes a stream only when its length is known, and clients see Content-Length.
+ */
+export interface AnswerBody {
+  byteLength: number;
+  stream(): ReadableStream<Uint8Array>;
+}
+
+export function answerBody(value: unknown): AnswerBody {
+  const parts = piecesOf(value);
+  const byteLength = byteLengthOf(parts);
+  return {
+    byteLength,
+    stream() {
+      // The runtime's FixedLengthStream sends Content-Length and refuses a body of another size.
+      const { readable, writable } = new FixedLengthStream(byteLength);
+      // A client that goes away cancels the pipe: nothing is left to clean up.
+      streamOf(textOf(parts))
+        .pipeTo(writable)
+        .catch(() => undefined);
+      return readable;
+    },
+  };
+}
+
+/**
+ * What c.json answers (and typed as its answer, for the OpenAPI routes), written as jsonBytes
+ * writes it. The body is kept on the context (`answer`) for the Idempotency-Key store.
+ */
+export function jsonAnswer<T>(c: Context<AppEnv>, value: T, status: 200): Response & TypedResponse<JSONParsed<T>, 200, "json"> {
+  const body = answerBody(value);
+  c.set("answer", body);
   c.header("Content-Type", "application/json");
-  const answer: Response = c.body(jsonBytes(value), status);
+  c.header("Content-Length", String(body.byteLength));
+  const answer: Response = c.body(body.stream(), status);
   return answer as Response & TypedResponse<JSONParsed<T>, 200, "json">;
 }

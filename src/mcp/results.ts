@@ -32,9 +32,10 @@ async function hostedImageOf(session: McpSession, result: Record<string, unknown
   const filesPrefix = `${session.baseUrl}/files/`;
   for (const location of [result.imageUrl, result.image, result.dataUrl]) {
     if (location instanceof Base64Bytes) {
-      const kind = sniffFormat(location.bytes);
+      const bytes = location.bytes; // whole: the preview decodes it
+      const kind = sniffFormat(bytes);
       if (kind === null || kind === "heic") continue; // results are never HEIC
-      return { url: (await hostResult(session.env.FILES, session.baseUrl, location.bytes, kind)).url, bytes: location.bytes };
+      return { url: (await hostResult(session.env.FILES, session.baseUrl, bytes, kind)).url, bytes };
     }
     if (typeof location !== "string") continue;
     if (location.startsWith(filesPrefix)) {

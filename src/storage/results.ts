@@ -20,11 +20,25 @@ export interface HostedFile {
   url: string;
 }
 
-export async function hostResult(bucket: R2Bucket, baseUrl: string, bytes: Uint8Array, kind: HostedKind): Promise<HostedFile> {
+/** `file`: one array, or the pieces our PNG and GIF writers leave it in, uploaded without joining them. */
+export async function hostResult(bucket: R2Bucket, baseUrl: string, file: Uint8Array | readonly Uint8Array[], kind: HostedKind): Promise<HostedFile> {
   const { mime, ext } = infoOf(kind);
   const id = randomBase62(24);
-  await bucket.put(`${RESULT_PREFIX}${id}.${ext}`, bytes, { httpMetadata: { contentType: mime } });
+  await bucket.put(`${RESULT_PREFIX}${id}.${ext}`, uploadOf(file), { httpMetadata: { contentType: mime } });
   return { id, url: `${baseUrl}/files/${id}.${ext}` };
+}
+
+/** R2 takes a stream only when its length is known: a FixedLengthStream the pieces are written into. */
+function uploadOf(file: Uint8Array | readonly Uint8Array[]): Uint8Array | ReadableStream<Uint8Array> {
+  if (file instanceof Uint8Array) return file;
+  if (file.length === 1) return file[0]!;
+  const { readable, writable } = new FixedLengthStream(file.reduce((n, piece) => n + piece.length, 0));
+  void (async () => {
+    const writer = writable.getWriter();
+    for (const piece of file) await writer.write(piece);
+    await writer.close();
+  })().catch(() => undefined); // a failed upload rejects bucket.put, which the caller sees
+  return readable;
 }
 
 /** The stored object for a /files/ name, or null for a malformed or unknown name. */

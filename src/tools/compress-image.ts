@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { readOrientation, recodeImage, stripMetadata, type Permit } from "../codecs";
+import { readOrientation, recodeImage, stripMetadata, type Permit, type RecodedImage } from "../codecs";
 import { admitCodecWork, CODEC_TOOL_ERRORS, holdingPermit } from "./codec-work";
 import { FORMAT_INFO } from "../codecs/formats";
 import { base64Field, dataUri } from "../http/base64-bytes";
@@ -66,18 +66,20 @@ const CompressResult = z
  * its metadata removed. Across formats (AVIF to WebP) the target is what was asked for, so the
  * encoded file stands and the message says it grew.
  */
-function smallestOf(source: CodecSource, encoded: Uint8Array, target: CompressTarget, quality: number): { bytes: Uint8Array; message: string } {
+function smallestOf(source: CodecSource, encoded: RecodedImage, target: CompressTarget, quality: number): { file: readonly Uint8Array[]; length: number; message: string } {
   const label = FORMAT_INFO[target].label;
   const sizes = `${kilobytes(source.bytes.length)} to ${kilobytes(encoded.length)}`;
-  if (encoded.length <= source.bytes.length) return { bytes: encoded, message: `Compressed to ${label} at quality ${quality}: ${sizes}.` };
+  const written = { file: encoded.pieces, length: encoded.length };
+  if (encoded.length <= source.bytes.length) return { ...written, message: `Compressed to ${label} at quality ${quality}: ${sizes}.` };
   const stripped = source.format === target ? stripMetadata(source.bytes, source.format, readOrientation(source.bytes, source.format)) : null;
   if (stripped && stripped.length <= source.bytes.length) {
     return {
-      bytes: stripped,
+      file: [stripped],
+      length: stripped.length,
       message: `Re-encoding as ${label} at quality ${quality} would have made the file larger (${sizes}), so the input is returned unchanged apart from its metadata (${kilobytes(stripped.length)}).`,
     };
   }
-  return { bytes: encoded, message: `Compressed to ${label} at quality ${quality}: ${sizes}; the ${FORMAT_INFO[source.format].label} input was smaller than this ${label}.` };
+  return { ...written, message: `Compressed to ${label} at quality ${quality}: ${sizes}; the ${FORMAT_INFO[source.format].label} input was smaller than this ${label}.` };
 }
 
 export const compressImage = defineTool({
@@ -99,15 +101,15 @@ export const compressImage = defineTool({
   run: ({ source, quality, target, permit }, ctx) =>
     holdingPermit(permit, async () => {
       const recoded = await recodeImage(source.bytes, { format: source.format, width: source.width, height: source.height }, target, { quality });
-      const { bytes, message } = smallestOf(source, recoded.bytes, target, quality);
-      const saved = (1 - bytes.length / source.bytes.length) * 100;
+      const { file, length, message } = smallestOf(source, recoded, target, quality);
+      const saved = (1 - length / source.bytes.length) * 100;
       return {
         message,
         result: {
-          image: dataUri(bytes, FORMAT_INFO[target].mime),
+          image: dataUri(file, FORMAT_INFO[target].mime),
           originalSize: kilobytes(source.bytes.length),
-          compressedSize: kilobytes(bytes.length),
-          savedPercentage: bytes.length === source.bytes.length ? "0%" : `${saved.toFixed(1)}%`,
+          compressedSize: kilobytes(length),
+          savedPercentage: length === source.bytes.length ? "0%" : `${saved.toFixed(1)}%`,
           quality: `${quality}%`,
           format: FORMAT_INFO[target].label,
           latency: latencySince(ctx.startedAt),

@@ -115,7 +115,7 @@ export const convertFormat = defineTool({
   summarize: () => ({ model: "wasm-codecs", prompt: "" }),
   run: ({ source, target, responseFormat, permit }, ctx) =>
     holdingPermit(permit, async () => {
-      const { bytes, width, height } = await recodeImage(source.bytes, { format: source.format, width: source.width, height: source.height }, target);
+      const { pieces, length, width, height } = await recodeImage(source.bytes, { format: source.format, width: source.width, height: source.height }, target);
       const { mime, label } = FORMAT_INFO[target];
       const common = {
         originalFormat: source.format,
@@ -125,17 +125,17 @@ export const convertFormat = defineTool({
         cost: "$0.00",
       };
       const message = `Converted ${FORMAT_INFO[source.format].label} to ${label}.`;
-      if (ctx.family === "playground") return { message, result: { imageUrl: dataUri(bytes, mime), ...common } };
-      const hosted = await hostResult(ctx.env.FILES, ctx.baseUrl, bytes, target);
+      if (ctx.family === "playground") return { message, result: { imageUrl: dataUri(pieces, mime), ...common } };
+      const hosted = await hostResult(ctx.env.FILES, ctx.baseUrl, pieces, target);
       return {
         message,
         result: {
           imageUrl: hosted.url,
-          ...inlineCopy(bytes, responseFormat),
+          ...inlineCopy(pieces, responseFormat),
           width,
           height,
           originalSize: kilobytes(source.bytes.length),
-          convertedSize: kilobytes(bytes.length),
+          convertedSize: kilobytes(length),
           ...common,
         },
       };

@@ -16,9 +16,9 @@ export async function storeImage(ctx: ToolContext, image: ImageOutput, responseF
   return { imageUrl: hosted.url, ...inlineCopy(image.bytes, responseFormat) };
 }
 
-export function inlineCopy(bytes: Uint8Array, responseFormat: ResponseFormat): { b64_json?: Base64Bytes; imageBase64?: Base64Bytes } {
+export function inlineCopy(file: Uint8Array | readonly Uint8Array[], responseFormat: ResponseFormat): { b64_json?: Base64Bytes; imageBase64?: Base64Bytes } {
   if (responseFormat !== "b64_json") return {};
-  const base64 = new Base64Bytes(bytes);
+  const base64 = new Base64Bytes(file);
   return { b64_json: base64, imageBase64: base64 };
 }
 

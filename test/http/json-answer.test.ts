@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { readHeader } from "../../src/codecs/index.ts";
 import { Base64Bytes, dataUri } from "../../src/http/base64-bytes";
-import { jsonBytes } from "../../src/http/json-answer";
+import { answerBody, jsonBytes } from "../../src/http/json-answer";
 import { image } from "../codecs/support.ts";
 import { newAccount } from "../support/fixtures";
 import { balanceOf, bytesOfDataUri, dataUriOf, postTool } from "../support/tool-calls";
@@ -52,6 +52,22 @@ describe("jsonBytes", () => {
     expect(largest).toBeLessThanOrEqual(256 * 1024 + 64); // never the whole base64 at once
   });
 
+  it("encodes a file in pieces of any sizes as the base64 of the whole, without joining them", async () => {
+    const whole = Uint8Array.from({ length: 700_001 }, (_, i) => (i * 131 + (i >> 5)) & 255);
+    const cuts = [0, 1, 3, 262_145, 262_146, 458_754, 458_755, 655_363, 700_001];
+    const pieces = cuts.slice(1).map((end, k) => whole.subarray(cuts[k], end));
+    const file = new Base64Bytes(pieces, "data:image/png;base64,");
+    const expected = `data:image/png;base64,${Buffer.from(whole).toString("base64")}`;
+    expect(file.byteLength).toBe(whole.length);
+    expect(file.length).toBe(expected.length);
+    expect(file.text()).toBe(expected);
+    expect(file.head(40)).toBe(expected.slice(0, 40));
+    expect(file.bytes).toEqual(whole);
+    const { text } = await textOf(jsonBytes({ image: file }));
+    expect(text).toBe(JSON.stringify({ image: expected }));
+    expect(answerBody({ image: file }).byteLength).toBe(text.length);
+  });
+
   it("escapes what JSON escapes inside long strings, and never splits a surrogate pair", async () => {
     // Quotes, backslashes, control characters and astral characters (two UTF-16 units) fall on
     // every offset against the slice size, so some pair straddles a slice boundary.
@@ -67,6 +83,22 @@ describe("jsonBytes", () => {
     const answer = { prompt: "\u00000", message: '"\\u00000"', image: long("Zm9v", 100_000), after: "\u00001" };
     const { text } = await textOf(jsonBytes(answer));
     expect(text).toBe(JSON.stringify(answer));
+  });
+
+  it("knows its length in bytes before writing, and writes the same bytes each time it is asked", async () => {
+    const file = Uint8Array.from({ length: 300_001 }, (_, i) => (i * 7) & 255);
+    const answers = [
+      { result: { image: dataUri(file, "image/bmp"), note: "é😀" } },
+      { results: [{ data: { svgCode: long('<path d="M0 0"/>é😀\n', 200_000) } }] },
+      { success: true, message: "small" },
+    ];
+    for (const answer of answers) {
+      const expected = JSON.stringify(answer);
+      const body = answerBody(answer);
+      expect(body.byteLength).toBe(new TextEncoder().encode(expected).byteLength);
+      expect((await textOf(body.stream())).text).toBe(expected);
+      expect((await textOf(body.stream())).text).toBe(expected);
+    }
   });
 
   it("writes answers without long strings in one piece", async () => {
@@ -87,7 +119,9 @@ describe("answers with a file inline", () => {
     const first = await postTool("/v1/compress", account.key, body, headers);
     expect(first.status).toBe(200);
     expect(first.headers.get("Content-Type")).toMatch(/^application\/json/);
+    const length = Number(first.headers.get("Content-Length"));
     const { text } = await textOf(first.body!);
+    expect(new TextEncoder().encode(text).byteLength).toBe(length);
     const answer = JSON.parse(text) as { result: { image: string; compressedSize: string } };
     const { mime, bytes } = bytesOfDataUri(answer.result.image);
     expect(mime).toBe("image/png");
