@@ -21,6 +21,15 @@ export interface Permit {
   readonly bytes: number;
   /** Gives the bytes back. Idempotent: the run's own finally and the billing path may both call it. */
   release(): void;
+  /**
+   * Gives back all but `bytes` now and hands those to what outlives the work (an answer's inline
+   * file, until it is written), which gives them back with the returned function (idempotent).
+   * Until then the gate counts them, so a slow download does not leave the isolate fuller than
+   * the gate believes; past maxHoldMs they are taken back anyway.
+   */
+  handOver(bytes: number): () => void;
+  /** Whether handOver was called: the work's own end then leaves the rest to the holder. */
+  readonly handedOver: boolean;
 }
 
 export interface GateOptions {
@@ -94,12 +103,28 @@ export class MemoryGate {
 
   private grant(bytes: number, group?: object): Permit {
     const id = Symbol("permit");
-    const release = () => {
-      if (this.held.delete(id)) this.inUse -= bytes;
+    const entry = { bytes, since: Date.now(), group, release: () => undefined as void };
+    entry.release = () => {
+      if (this.held.delete(id)) this.inUse -= entry.bytes;
     };
     this.inUse += bytes;
-    this.held.set(id, { bytes, since: Date.now(), group, release });
-    return { bytes, release };
+    this.held.set(id, entry);
+    let handedOver = false;
+    return {
+      bytes,
+      release: entry.release,
+      get handedOver() {
+        return handedOver;
+      },
+      handOver: (kept) => {
+        handedOver = true;
+        if (this.held.has(id) && kept < entry.bytes) {
+          this.inUse -= entry.bytes - Math.max(0, kept);
+          entry.bytes = Math.max(0, kept);
+        }
+        return entry.release;
+      },
+    };
   }
 
   private takeBackStale(): void {

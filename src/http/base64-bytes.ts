@@ -28,6 +28,21 @@ export class Base64Bytes {
     this.byteLength = this.pieces.reduce((n, piece) => n + piece.length, 0);
   }
 
+  #whenWritten: (() => void) | undefined;
+
+  /** `release` runs once the text has been written (or made whole): what held the file's place at the memory gate. */
+  whenWritten(release: () => void): this {
+    this.#whenWritten = release;
+    return this;
+  }
+
+  /** The answer holding the file was written out, or given up: see whenWritten. */
+  written(): void {
+    const release = this.#whenWritten;
+    this.#whenWritten = undefined;
+    release?.();
+  }
+
   /** The file as one array (joined, for the surfaces that need it whole: MCP's hosting, the dashboard's download). */
   get bytes(): Uint8Array {
     if (this.pieces.length === 1) return this.pieces[0]!;
@@ -50,9 +65,11 @@ export class Base64Bytes {
     return this.prefix.length + 4 * Math.ceil(this.byteLength / 3);
   }
 
-  /** The whole text, made now. */
+  /** The whole text, made now (for every serialiser but json-answer.ts, which counts as writing it). */
   text(): string {
-    return this.prefix + [...this.base64Slices()].join("");
+    const text = this.prefix + [...this.base64Slices()].join("");
+    this.written();
+    return text;
   }
 
   /** The first characters of the text, for showing, without making the rest. */

@@ -79,16 +79,20 @@ function byteLengthOf({ pieces, long }: { pieces: string[]; long: Long[] }): num
   return total;
 }
 
-/** The UTF-8 bytes of a text's slices, made when the reader asks for them. */
-function streamOf(text: Generator<string>): ReadableStream<Uint8Array> {
+/** The UTF-8 bytes of a text's slices, made when the reader asks for them; `ended` once read to the end or given up. */
+function streamOf(text: Generator<string>, ended: () => void = () => undefined): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>({
     pull(controller) {
       for (;;) {
         const next = text.next();
-        if (next.done) return controller.close();
+        if (next.done) {
+          controller.close();
+          return ended();
+        }
         if (next.value.length > 0) return controller.enqueue(encoder.encode(next.value));
       }
     },
+    cancel: ended,
   });
 }
 
@@ -104,7 +108,10 @@ export function jsonBytes(value: unknown): ReadableStream<Uint8Array> {
  */
 export interface AnswerBody {
   byteLength: number;
-  stream(): ReadableStream<Uint8Array>;
+  /** The bytes, once more; `ended` once they were all read or the reader gave up. */
+  stream(ended?: () => void): ReadableStream<Uint8Array>;
+  /** Tells every inline file in the answer that it was written (Base64Bytes.written: its place at the memory gate). */
+  written(): void;
 }
 
 export function answerBody(value: unknown): AnswerBody {
@@ -112,14 +119,17 @@ export function answerBody(value: unknown): AnswerBody {
   const byteLength = byteLengthOf(parts);
   return {
     byteLength,
-    stream() {
+    stream(ended) {
       // The runtime's FixedLengthStream sends Content-Length and refuses a body of another size.
       const { readable, writable } = new FixedLengthStream(byteLength);
       // A client that goes away cancels the pipe: nothing is left to clean up.
-      streamOf(textOf(parts))
+      streamOf(textOf(parts), ended)
         .pipeTo(writable)
         .catch(() => undefined);
       return readable;
+    },
+    written() {
+      for (const inner of parts.long) if (typeof inner !== "string") inner.written();
     },
   };
 }
@@ -133,6 +143,10 @@ export function jsonAnswer<T>(c: Context<AppEnv>, value: T, status: 200): Respon
   c.set("answer", body);
   c.header("Content-Type", "application/json");
   c.header("Content-Length", String(body.byteLength));
-  const answer: Response = c.body(body.stream(), status);
+  // The client's copy, read to its end or dropped, is what frees the files it carries.
+  const answer: Response = c.body(
+    body.stream(() => body.written()),
+    status,
+  );
   return answer as Response & TypedResponse<JSONParsed<T>, 200, "json">;
 }

@@ -1,6 +1,7 @@
 import { assertRecodable, estimateCodecBytes, isolateCodecGate, nativeBytesPerPixel, recodeQuality, type Permit } from "../codecs";
 import type { ImageFormat } from "../codecs/formats";
 import type { ErrorCode } from "../errors";
+import type { Base64Bytes } from "../http/base64-bytes";
 import type { ToolContext } from "./types";
 import { IMAGE_INPUT_ERRORS, type CodecSource } from "./source-image";
 
@@ -23,11 +24,22 @@ export function admitCodecWork(source: CodecSource, target: ImageFormat, ctx: To
   return isolateCodecGate.acquire(estimateCodecBytes(source.width * source.height, source.format, target, source.bytes.length, native), ctx);
 }
 
-/** Runs `work` holding `permit`, which is given back however the work ends. */
+/**
+ * Runs `work` holding `permit`, which is given back however the work ends, except the part the
+ * work handed to its answer (answerHolding).
+ */
 export async function holdingPermit<T>(permit: Permit, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } finally {
-    permit.release();
+    if (!permit.handedOver) permit.release();
   }
+}
+
+/**
+ * `file` answered inline, its bytes still counted by the gate until the answer is written
+ * (Base64Bytes.written): the rest of the permit is given back now.
+ */
+export function answerHolding(permit: Permit, file: Base64Bytes): Base64Bytes {
+  return file.whenWritten(permit.handOver(file.byteLength));
 }

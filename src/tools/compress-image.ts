@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { readOrientation, recodeImage, stripMetadata, type Permit, type RecodedImage } from "../codecs";
-import { admitCodecWork, CODEC_TOOL_ERRORS, holdingPermit } from "./codec-work";
+import { admitCodecWork, answerHolding, CODEC_TOOL_ERRORS, holdingPermit } from "./codec-work";
 import { FORMAT_INFO } from "../codecs/formats";
 import { base64Field, dataUri } from "../http/base64-bytes";
 import { codecSourceOf, imageFields, kilobytes, latencySince, type CodecSource } from "./source-image";
@@ -106,7 +106,7 @@ export const compressImage = defineTool({
       return {
         message,
         result: {
-          image: dataUri(file, FORMAT_INFO[target].mime),
+          image: answerHolding(permit, dataUri(file, FORMAT_INFO[target].mime)),
           originalSize: kilobytes(source.bytes.length),
           compressedSize: kilobytes(length),
           savedPercentage: length === source.bytes.length ? "0%" : `${saved.toFixed(1)}%`,

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { recodeImage, type Permit } from "../codecs";
-import { admitCodecWork, CODEC_TOOL_ERRORS, holdingPermit } from "./codec-work";
+import { admitCodecWork, answerHolding, CODEC_TOOL_ERRORS, holdingPermit } from "./codec-work";
 import { FORMAT_INFO, type ImageFormat } from "../codecs/formats";
 import { PixelgateError } from "../errors";
 import { base64Field, dataUri } from "../http/base64-bytes";
@@ -125,13 +125,15 @@ export const convertFormat = defineTool({
         cost: "$0.00",
       };
       const message = `Converted ${FORMAT_INFO[source.format].label} to ${label}.`;
-      if (ctx.family === "playground") return { message, result: { imageUrl: dataUri(pieces, mime), ...common } };
+      if (ctx.family === "playground") return { message, result: { imageUrl: answerHolding(permit, dataUri(pieces, mime)), ...common } };
       const hosted = await hostResult(ctx.env.FILES, ctx.baseUrl, pieces, target);
+      const inline = inlineCopy(pieces, responseFormat);
+      if (inline.b64_json) answerHolding(permit, inline.b64_json);
       return {
         message,
         result: {
           imageUrl: hosted.url,
-          ...inlineCopy(pieces, responseFormat),
+          ...inline,
           width,
           height,
           originalSize: kilobytes(source.bytes.length),

@@ -40,6 +40,23 @@ describe("memory gate", () => {
     expect(g.state).toEqual({ inUse: 0, admitted: 0, waiting: 0 });
   });
 
+  it("hands part of a permit over to what outlives the work, and counts only that part until it is given back", async () => {
+    const g = gate();
+    const work = await g.acquire(80);
+    const waiter = track(g.acquire(50));
+    await settle();
+    expect(waiter.permit).toBeUndefined();
+    const giveBack = work.handOver(30); // the answer's file: 30 of the 80 estimated
+    expect(work.handedOver).toBe(true);
+    expect(g.state.inUse).toBe(30);
+    await until(() => waiter.permit !== undefined); // 30 + 50 fit
+    work.release(); // the work's own end does not double-count: the same 30
+    giveBack();
+    expect(g.state).toEqual({ inUse: 50, admitted: 1, waiting: 0 });
+    waiter.permit!.release();
+    expect(g.state).toEqual({ inUse: 0, admitted: 0, waiting: 0 });
+  });
+
   it("makes work beyond the budget wait until enough is released, in arrival order", async () => {
     const g = gate();
     const first = await g.acquire(70);

@@ -8,7 +8,7 @@ import { isolateCodecGate, type Permit } from "../../src/codecs/index.ts";
 import { ISOLATE_CODEC_BUDGET } from "../../src/codecs/limits.ts";
 import { gradient } from "../codecs/support";
 import { newAccount } from "../support/fixtures";
-import { balanceOf, dataUriOf, postTool, usageRows } from "../support/tool-calls";
+import { balanceOf, bytesOfDataUri, dataUriOf, postTool, usageRows } from "../support/tool-calls";
 
 const held: Permit[] = [];
 afterEach(() => {
@@ -33,6 +33,7 @@ describe("memory gate on /v1/compress", () => {
     held.splice(0).forEach((permit) => permit.release());
     const response = await call;
     expect(response.status).toBe(200);
+    await response.json(); // the answer read: its file no longer held
     expect(await balanceOf(account.id)).toBe(2);
     expect(isolateCodecGate.state).toEqual({ inUse: 0, admitted: 0, waiting: 0 });
   });
@@ -52,6 +53,26 @@ describe("memory gate on /v1/compress", () => {
     held.splice(0).forEach((permit) => permit.release());
     for (const permit of await Promise.all(queued)) permit.release();
     expect(isolateCodecGate.state).toEqual({ inUse: 0, admitted: 0, waiting: 0 });
+  });
+
+  it("counts an inline answer's file until the client has read it (or dropped it), the rest of the estimate no longer", async () => {
+    const account = await newAccount({ credits: 5 });
+    const image = await dataUriOf(gradient(640, 480));
+    const response = await postTool("/v1/compress", account.key, { image, targetFormat: "png", quality: 100 });
+    expect(response.status).toBe(200);
+    // The work is over and the answer not yet read: only the file it carries is counted.
+    const unread = isolateCodecGate.state;
+    expect(unread.admitted).toBe(1);
+    const body = (await response.json()) as { result: { image: string } };
+    expect(unread.inUse).toBe(bytesOfDataUri(body.result.image).bytes.length);
+    expect(isolateCodecGate.state).toEqual({ inUse: 0, admitted: 0, waiting: 0 });
+
+    const dropped = await postTool("/playground/convert-format", account.key, { image, targetFormat: "bmp" });
+    expect(dropped.status).toBe(200);
+    expect(isolateCodecGate.state.inUse).toBe(54 + 640 * 480 * 3); // a 24-bit BMP, rows a multiple of 4 bytes
+    await dropped.body!.cancel();
+    await until(() => isolateCodecGate.state.admitted === 0);
+    expect(isolateCodecGate.state.inUse).toBe(0);
   });
 
   it("gives the permit back when the ledger refuses the call or the whole batch (too few credits)", async () => {
