@@ -48,9 +48,8 @@ export async function encodeHeicTiles(
  * for a turned image of odd sides (its chroma cells would split): libheif's planes then.
  */
 export function heicPlanesFromTiles(layout: HeicLayout, encoding: PlanesEncoding): YCbCrImage | null {
-  const { width, height } = layout.image;
+  if (!planesFromTiles(layout)) return null;
   const { orientation, shown } = asShown(layout);
-  if (orientation !== 1 && (width % 2 === 1 || height % 2 === 1)) return null;
   const decoder = new HevcDecoder();
   const strips = orientation === 1 ? heicStrips(decoder, layout) : turnedStrips(decoder, layout, orientation);
   const { kr, kb, fullRange } = encoding;
@@ -68,6 +67,12 @@ export function heicPlanesFromTiles(layout: HeicLayout, encoding: PlanesEncoding
     top += strip.height;
   }
   return whole ? { kr, kb, fullRange, ...shown, y: whole.y, cb: whole.cb, cr: whole.cr, alpha: whole.alpha } : null;
+}
+
+/** Whether heicPlanesFromTiles makes this layout's planes: upright, or of even sides. */
+export function planesFromTiles(layout: HeicLayout): boolean {
+  const { width, height } = layout.image;
+  return layout.turns === 0 || (width % 2 === 0 && height % 2 === 0);
 }
 
 /** How the picture is shown: irot's turn as an EXIF orientation, and the size it gives. */

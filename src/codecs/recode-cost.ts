@@ -144,6 +144,8 @@ const NATIVE_GIF = {
     png: { perInputByte: 0.6, least: 0.5, most: 1.55 },
     webp: { perInputByte: 8, least: 0.5, most: 1.55 },
     webpLossless: { perInputByte: 0.6, least: 0.5, most: 1.55 },
+    // A HEIC photo's GIF: 2.86 times its size (4.97 MB from 1.74 MB at 12 MP, quality 50).
+    heic: { perInputByte: 3, least: 0.5, most: 1.55 },
   },
   copies: 3.7,
 };
@@ -236,6 +238,21 @@ const NATIVE_PNG_FROM = {
     wasm: { webp: 0.6, webpAlpha: 7.4, webpLossless: 6.5, heic: 0.6 },
   },
 } as const;
+
+/**
+ * A HEIC's planes from our HEVC decoder (heic-tiles.ts heicPlanesFromTiles) written as GIF or
+ * BMP (native/png_planes_rows.c into gif_sink.c, bmp_sink.c): as to PNG, the decode, then the
+ * writer beside the planes, with the row writers' files. Measured at 12 MP (4000x3000, no alpha,
+ * 1.7 MB), upload included: a grid to GIF 39.9 MB, a single image to GIF 70.5 (libde265's
+ * picture while the planes are copied out); to BMP 153 MB either way (the 36 MB file, its base64
+ * and JSON), which the limit keeps below 8 MP.
+ */
+export function heicToRowWriterBytesPerPixel(bytes: Uint8Array, alpha: boolean, target: "gif" | "bmp", pixels: number, tiles: "grid" | "single"): number {
+  const planes = alpha ? 2.5 : 1.5;
+  const file = target === "bmp" ? NATIVE_BMP.copies * NATIVE_BMP.filePerPixel : NATIVE_GIF.copies * filePerPixel(NATIVE_GIF.file.heic, bytes, pixels);
+  const decode = tiles === "grid" ? 0 : heicBytesPerPixel(alpha, "jpeg", tiles);
+  return Math.max(decode, planes + NATIVE_PNG_FROM.lossless.wasm.heic + file);
+}
 
 /** `wasm` plus `copies` of the file predicted from the upload's density, within `most` bytes a pixel. */
 function pngWithFile(wasm: number, copies: number, file: { perInputByte: number; most: number }, bytes: Uint8Array, pixels: number): number {

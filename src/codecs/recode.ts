@@ -11,7 +11,7 @@ import { JPEG_DEFAULT_QUALITY } from "./jpeg.ts";
 import { encodeHeicTiles, heicPlanesFromTiles } from "./heic-tiles.ts";
 import { decodeHeicPlanes } from "./heic.ts";
 import { maxPixelsFor } from "./limits.ts";
-import { encodePlanes, planesToPng, transcodeJpeg, transcodePng, transcodeToPalette, transcodeToPng, transcodeWebp, type NativeTarget } from "./native.ts";
+import { encodePlanes, planesToPalette, planesToPng, transcodeJpeg, transcodePng, transcodeToPalette, transcodeToPng, transcodeWebp, type NativeTarget } from "./native.ts";
 import { nativeRoute, type NativeRoute } from "./recode-route.ts";
 import { PNG_DEFAULT_QUALITY } from "./png.ts";
 import { TIFF_JPEG_QUALITY, tiffAroundJpeg } from "./tiff.ts";
@@ -99,8 +99,9 @@ async function runNative(route: NativeRoute, bytes: Uint8Array, header: ImageHea
     }
     case "heic": {
       // Our HEVC decoder's tiles: a row of them at a time into the encoder, or whole planes for
-      // the PNG writer (which reads the picture once per pass).
-      if (route.tiles && format !== "png") return encodeHeicTiles(route.tiles, route.encoding, encoder, quality, route.webp);
+      // the row writers (PNG, GIF, BMP: they read the picture once per pass).
+      const rowWriter = format === "png" || format === "gif" || format === "bmp";
+      if (route.tiles && !rowWriter) return encodeHeicTiles(route.tiles, route.encoding, encoder, quality, route.webp);
       const tiled = route.tiles && heicPlanesFromTiles(route.tiles, route.encoding);
       // Else libheif's YCbCr planes, a band at a time (no RGBA image).
       const planes = tiled ?? (await decodeHeicPlanes(bytes, maxPixelsFor("heic"), route.encoding));
@@ -108,7 +109,8 @@ async function runNative(route: NativeRoute, bytes: Uint8Array, header: ImageHea
       // peaks at about 4.7 bytes a pixel) is unreachable from here and can be collected before
       // the encoder grows, and other requests in the isolate get to run between two seconds-long steps.
       await new Promise((resolve) => setTimeout(resolve, 0));
-      const out = format === "png" ? planesToPng(planes, quality) : encodePlanes(planes, encoder, quality, route.webp);
+      const out =
+        format === "png" ? planesToPng(planes, quality) : format === "gif" || format === "bmp" ? planesToPalette(planes, format) : encodePlanes(planes, encoder, quality, route.webp);
       return { bytes: out, width: planes.width, height: planes.height };
     }
   }
