@@ -30,9 +30,18 @@ DE265=$WORK/libde265-1.0.11
 CXXFLAGS="-O3 -msimd128 -DNDEBUG -fno-exceptions -DHAVE_POSIX_MEMALIGN"
 export SOURCE_DATE_EPOCH=0
 # The decoder's sources (libde265/CMakeLists.txt's list without the encoder en265.cc).
-DECODER="alloc_pool bitstream cabac configparam contextmodel de265 deblock decctx dpb fallback-dct fallback-motion fallback image image-io intrapred md5 motion nal-parser nal pps quality refpic sao scan sei slice sps threads transform util visualize vps vui"
+# sao.cc comes patched (below).
+DECODER="alloc_pool bitstream cabac configparam contextmodel de265 deblock decctx dpb fallback-dct fallback-motion fallback image image-io intrapred md5 motion nal-parser nal pps quality refpic scan sei slice sps threads transform util visualize vps vui"
 # shellcheck disable=SC2086
 printf '%s\n' $DECODER | xargs -P 2 -I{} sh -c "[ -f hevc-objects/{}.o ] || em++ $CXXFLAGS -I$DE265 -I$DE265/libde265 -c $DE265/libde265/{}.cc -o hevc-objects/{}.o 2>/dev/null"
+
+# Our patch to libde265's SAO filter (native/hevc/libde265-sao-band.patch), applied to a copy of
+# sao.cc: the filter's input is kept for one row of CTBs at a time instead of a copy of a whole
+# plane, which was a still image's peak (1 byte a pixel more). Same samples, byte for byte.
+rm -f "$WORK/sao.band.cc" hevc-objects/sao.o
+patch -s -o "$WORK/sao.band.cc" "$DE265/libde265/sao.cc" <"$REPO/native/hevc/libde265-sao-band.patch"
+# shellcheck disable=SC2086
+em++ $CXXFLAGS -I"$DE265" -I"$DE265/libde265" -c "$WORK/sao.band.cc" -o hevc-objects/sao.band.o
 
 # Standalone WASM like pixelgate-codecs.wasm: no JS glue, memory grown as malloc asks.
 EXPORTS=_malloc,_free,_pg_hevc_decode,_pg_hevc_release,_pg_hevc_width,_pg_hevc_height,_pg_hevc_bits,_pg_hevc_chroma,_pg_hevc_plane,_pg_hevc_stride

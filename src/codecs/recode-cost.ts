@@ -39,12 +39,14 @@ const NATIVE_BYTES_PER_PIXEL = {
   // 38.9 at 12 MP, 54.0 MB in all (libwebp's alpha coder took 291).
   heicGrid: { webp: 2.7, jpeg: 3.4 },
   heicGridAlpha: { webp: 3.7, jpeg: 3.4 },
-  // One whole HEVC picture: libde265 holds ~4.2 B/px (the picture, its SAO copy, block
-  // metadata) while the planes are copied out (1.5 B/px); the encoder comes after it is gone.
-  // 12 MP: 70.7 MB at the copy, to WebP and JPEG alike. Turned, to JPEG, the encoder then also
-  // holds whole turned planes (planes_sink.c): 39.3 + 18.3 MB WASM and the 18.3 MB copy, 6.3
-  // (added up from those measured parts). With alpha: as libheif's figures.
-  heicSingle: { webp: 5.9, jpeg: 6.3 },
+  // One whole HEVC picture: libde265's memory peaks at 3.2 B/px (12 MP: 38.1 MB, of which the
+  // picture 18.0, per-block metadata and the coded data 17.8, our copy of the input 1.7; its SAO
+  // filter's input is kept a CTB row at a time, our patch native/hevc/libde265-sao-band.patch,
+  // where a copy of the luma plane made it 4.2: 49.8 MB) while the
+  // planes are copied out (1.5 B/px); the encoder comes after it is gone and needs less. Measured
+  // (4000x3000, 1.74 MB, upload included): 58.0 to 58.7 MB to WebP, JPEG, PNG and GIF, turned by
+  // irot too (69.8 to 70.7 before the patch); 2000x2000: 20.3. With alpha: as libheif's figures.
+  heicSingle: { webp: 4.8, jpeg: 4.8 },
 } as const;
 
 /**
@@ -243,7 +245,7 @@ const NATIVE_PNG_FROM = {
  * A HEIC's planes from our HEVC decoder (heic-tiles.ts heicPlanesFromTiles) written as GIF or
  * BMP (native/png_planes_rows.c into gif_sink.c, bmp_sink.c): as to PNG, the decode, then the
  * writer beside the planes, with the row writers' files. Measured at 12 MP (4000x3000, no alpha,
- * 1.7 MB), upload included: a grid to GIF 39.9 MB, a single image to GIF 70.5 (libde265's
+ * 1.7 MB), upload included: a grid to GIF 39.9 MB, a single image to GIF 58.6 (libde265's
  * picture while the planes are copied out); to BMP 153 MB either way (the 36 MB file, its base64
  * and JSON), which the limit keeps below 8 MP.
  */
