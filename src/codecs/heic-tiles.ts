@@ -47,16 +47,25 @@ export async function encodeHeicTiles(
  * libheif held 4.7 while they were copied out. A single image's one strip is used as it is. Null
  * for a turned image of odd sides (its chroma cells would split): libheif's planes then.
  */
-export function heicPlanesFromTiles(layout: HeicLayout, encoding: PlanesEncoding): YCbCrImage | null {
+export async function heicPlanesFromTiles(layout: HeicLayout, encoding: PlanesEncoding): Promise<YCbCrImage | null> {
   if (!planesFromTiles(layout)) return null;
   const { orientation, shown } = asShown(layout);
+  const { kr, kb, fullRange } = encoding;
+  if (layout.image.tiles.length === 1) {
+    // A single image is copied out whole, and a turn made after a turn of the event loop, when
+    // the decoder's instance (libde265's peak) can be collected: the copy and the turned copy
+    // then do not meet it.
+    const [picture] = [...heicStrips(new HevcDecoder(), layout)];
+    if (orientation === 1) return { kr, kb, fullRange, ...shown, ...picture! };
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    return { kr, kb, fullRange, ...shown, ...orientBlock(picture!, orientation) };
+  }
   const decoder = new HevcDecoder();
   const strips = orientation === 1 ? heicStrips(decoder, layout) : turnedStrips(decoder, layout, orientation);
-  const { kr, kb, fullRange } = encoding;
   let whole: Block | undefined;
   let top = 0;
   for (const strip of strips) {
-    if (!whole && strip.height === shown.height) return { kr, kb, fullRange, ...shown, ...strip };
+    if (!whole && strip.height === shown.height) return { kr, kb, fullRange, ...shown, ...strip }; // one row of tiles
     whole ??= emptyBlock(shown.width, shown.height, layout.alpha !== undefined);
     // Strips are whole rows of the picture (their strides are the picture's), and all but the last of even height.
     const chromaTop = top >> 1, chromaRows = (strip.height + 1) >> 1;
@@ -93,7 +102,7 @@ function sized(plane: HevcPlane, image: TiledImage): boolean {
 }
 
 /** The image's strips, top to bottom: each row of tiles, cut to the image's size. */
-export function* heicStrips(decoder: HevcDecoder, layout: HeicLayout): Generator<PlaneStrip> {
+export function* heicStrips(decoder: HevcDecoder, layout: HeicLayout): Generator<Block> {
   const { image } = layout;
   let block: Block | undefined;
   for (let row = 0; row < image.rows; row++) {

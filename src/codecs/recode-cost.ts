@@ -39,14 +39,15 @@ const NATIVE_BYTES_PER_PIXEL = {
   // 38.9 at 12 MP, 54.0 MB in all (libwebp's alpha coder took 291).
   heicGrid: { webp: 2.7, jpeg: 3.4 },
   heicGridAlpha: { webp: 3.7, jpeg: 3.4 },
-  // One whole HEVC picture: libde265's memory peaks at 3.2 B/px (12 MP: 38.1 MB, of which the
-  // picture 18.0, per-block metadata and the coded data 17.8, our copy of the input 1.7; its SAO
-  // filter's input is kept a CTB row at a time, our patch native/hevc/libde265-sao-band.patch,
-  // where a copy of the luma plane made it 4.2: 49.8 MB) while the
-  // planes are copied out (1.5 B/px); the encoder comes after it is gone and needs less. Measured
-  // (4000x3000, 1.74 MB, upload included): 58.0 to 58.7 MB to WebP, JPEG, PNG and GIF, turned by
-  // irot too (69.8 to 70.7 before the patch); 2000x2000: 20.3. With alpha: as libheif's figures.
-  heicSingle: { webp: 4.8, jpeg: 4.8 },
+  // One whole HEVC picture: libde265's memory peaks at 2.4 B/px (12 MP: 29.1 MB, of which the
+  // picture 18.0, per-block metadata and the coded data, our copy of the input 1.7) while the
+  // planes are copied out (1.5 B/px); the encoder comes after it is gone and needs less. Two
+  // patches of ours (native/hevc/*.patch) took it from 4.2 (49.8 MB): the SAO filter's input is
+  // kept a row of CTBs at a time instead of a copy of the luma plane (12.0 MB), and motion
+  // vectors are kept only once a block is inter-predicted, which no HEIF image is (9.0 MB).
+  // Measured (4000x3000, 1.74 MB, upload included): 49.5 to 51.5 MB to WebP, JPEG, PNG and GIF,
+  // 53.2 turned by irot (69.8 to 70.7 before the patches); 2000x2000: 17.2 to 18.8.
+  heicSingle: { webp: 4.4, jpeg: 4.4 },
 } as const;
 
 /**
@@ -245,15 +246,26 @@ const NATIVE_PNG_FROM = {
  * A HEIC's planes from our HEVC decoder (heic-tiles.ts heicPlanesFromTiles) written as GIF or
  * BMP (native/png_planes_rows.c into gif_sink.c, bmp_sink.c): as to PNG, the decode, then the
  * writer beside the planes, with the row writers' files. Measured at 12 MP (4000x3000, no alpha,
- * 1.7 MB), upload included: a grid to GIF 39.9 MB, a single image to GIF 58.6 (libde265's
+ * 1.7 MB), upload included: a grid to GIF 39.9 MB, a single image to GIF 49.6 (libde265's
  * picture while the planes are copied out); to BMP 153 MB either way (the 36 MB file, its base64
  * and JSON), which the limit keeps below 8 MP.
  */
-export function heicToRowWriterBytesPerPixel(bytes: Uint8Array, alpha: boolean, target: "gif" | "bmp", pixels: number, tiles: "grid" | "single"): number {
+export function heicToRowWriterBytesPerPixel(bytes: Uint8Array, alpha: boolean, target: "gif" | "bmp", pixels: number, tiles: "grid" | "single", turned = false): number {
   const planes = alpha ? 2.5 : 1.5;
   const file = target === "bmp" ? NATIVE_BMP.copies * NATIVE_BMP.filePerPixel : NATIVE_GIF.copies * filePerPixel(NATIVE_GIF.file.heic, bytes, pixels);
-  const decode = tiles === "grid" ? 0 : heicBytesPerPixel(alpha, "jpeg", tiles);
-  return Math.max(decode, planes + NATIVE_PNG_FROM.lossless.wasm.heic + file);
+  return Math.max(heicPlanesDecodeBytesPerPixel(alpha, tiles, turned), planes + NATIVE_PNG_FROM.lossless.wasm.heic + file);
+}
+
+/**
+ * Making a HEIC's whole planes for a row writer (heic-tiles.ts heicPlanesFromTiles): a grid
+ * costs nothing beyond the planes (a row of tiles at a time); a single image its decode, and,
+ * turned by irot, a second whole copy (the copied-out picture is turned into another): measured
+ * 67.7 MB at 12 MP to GIF, 1.5 B/px above the upright 49.6 (PNG measured 49.6: the decoder's
+ * instance was collected before the turn there).
+ */
+function heicPlanesDecodeBytesPerPixel(alpha: boolean, tiles: "grid" | "single" | null, turned: boolean): number {
+  if (tiles === "grid") return 0;
+  return heicBytesPerPixel(alpha, "jpeg", tiles) + (tiles === "single" && turned ? 1.5 : 0);
 }
 
 /** `wasm` plus `copies` of the file predicted from the upload's density, within `most` bytes a pixel. */
@@ -277,11 +289,11 @@ export function webpToPngBytesPerPixel(bytes: Uint8Array, { lossless, alpha }: W
  * are its peak); a single image holds libde265's picture while they are copied out, libheif its
  * instance (the HEIC to JPEG figures; 81.1 MB at 12 MP).
  */
-export function heicToPngBytesPerPixel(bytes: Uint8Array, alpha: boolean, pixels: number, quality: number, tiles: "grid" | "single" | null = null): number {
+export function heicToPngBytesPerPixel(bytes: Uint8Array, alpha: boolean, pixels: number, quality: number, tiles: "grid" | "single" | null = null, turned = false): number {
   const copies = (quality >= 100 ? NATIVE_PNG.lossless : NATIVE_PNG.palette).copies;
   const kind = quality >= 100 ? NATIVE_PNG_FROM.lossless : NATIVE_PNG_FROM.palette;
   const planes = alpha ? 2.5 : 1.5;
   const file = alpha && quality >= 100 ? { ...kind.file.heic, most: NATIVE_PNG.lossless.file.png.most } : kind.file.heic;
-  const decode = tiles === "grid" ? 0 : heicBytesPerPixel(alpha, "jpeg", tiles);
+  const decode = heicPlanesDecodeBytesPerPixel(alpha, tiles, turned);
   return Math.max(decode, planes + pngWithFile(kind.wasm.heic, copies, file, bytes, pixels));
 }

@@ -99,9 +99,9 @@ function readerRoute(bytes: Uint8Array, input: InputFormat, target: ImageFormat,
     // GIF and BMP only from our decoder's whole planes; else libheif's RGBA, the general path.
     if (target === "gif" || target === "bmp") {
       if (!tiles || !kind || !planesFromTiles(tiles)) return null;
-      return { input, encoding, tiles, bytesPerPixel: heicToRowWriterBytesPerPixel(bytes, encoding.alpha, target, pixels, kind) };
+      return { input, encoding, tiles, bytesPerPixel: heicToRowWriterBytesPerPixel(bytes, encoding.alpha, target, pixels, kind, tiles.turns !== 0) };
     }
-    if (!encoder) return { input, encoding, tiles, bytesPerPixel: heicToPngBytesPerPixel(bytes, encoding.alpha, pixels, quality, kind) };
+    if (!encoder) return { input, encoding, tiles, bytesPerPixel: heicToPngBytesPerPixel(bytes, encoding.alpha, pixels, quality, kind, tiles?.turns !== 0) };
     return { input, encoding, tiles, bytesPerPixel: heicBytesPerPixel(encoding.alpha, encoder, kind) };
   }
   return null;

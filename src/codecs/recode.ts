@@ -102,7 +102,7 @@ async function runNative(route: NativeRoute, bytes: Uint8Array, header: ImageHea
       // the row writers (PNG, GIF, BMP: they read the picture once per pass).
       const rowWriter = format === "png" || format === "gif" || format === "bmp";
       if (route.tiles && !rowWriter) return encodeHeicTiles(route.tiles, route.encoding, encoder, quality, route.webp);
-      const tiled = route.tiles && heicPlanesFromTiles(route.tiles, route.encoding);
+      const tiled = route.tiles && (await heicPlanesFromTiles(route.tiles, route.encoding));
       // Else libheif's YCbCr planes, a band at a time (no RGBA image).
       const planes = tiled ?? (await decodeHeicPlanes(bytes, maxPixelsFor("heic"), route.encoding));
       // A turn of the event loop between the halves: the decoder's instance (libheif's memory

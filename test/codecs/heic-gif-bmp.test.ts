@@ -20,7 +20,7 @@ const bytesOf = (base64: string) => new Uint8Array(Buffer.from(base64, "base64")
 
 /** The pixels our planes stand for: the lossless PNG the same row source writes, decoded. */
 async function planePixels(bytes: Uint8Array) {
-  const planes = heicPlanesFromTiles(readHeicLayout(bytes)!, heicEncoding(bytes)!)!;
+  const planes = (await heicPlanesFromTiles(readHeicLayout(bytes)!, heicEncoding(bytes)!))!;
   const png = planesToPng(planes, 100);
   return decodeImage(png, readHeader(png, "png"));
 }
