@@ -52,9 +52,12 @@ export async function heicPlanesFromTiles(layout: HeicLayout, encoding: PlanesEn
   const { orientation, shown } = asShown(layout);
   const { kr, kb, fullRange } = encoding;
   if (layout.image.tiles.length === 1) {
-    // A single image is copied out whole, and a turn made after a turn of the event loop, when
-    // the decoder's instance (libde265's peak) can be collected: the copy and the turned copy
-    // then do not meet it.
+    // A single image turned: 8-bit samples are turned straight out of the decoder's memory,
+    // so only the turned copy is made. Else it is copied out whole, and (deeper samples, an
+    // alpha plane) turned after a turn of the event loop, when the decoder's instance can be
+    // collected.
+    const turned = orientation !== 1 && !layout.alpha ? turnedPicture(layout, orientation) : null;
+    if (turned) return { kr, kb, fullRange, ...shown, ...turned };
     const [picture] = [...heicStrips(new HevcDecoder(), layout)];
     if (orientation === 1) return { kr, kb, fullRange, ...shown, ...picture! };
     await new Promise((resolve) => setTimeout(resolve, 0));
@@ -76,6 +79,20 @@ export async function heicPlanesFromTiles(layout: HeicLayout, encoding: PlanesEn
     top += strip.height;
   }
   return whole ? { kr, kb, fullRange, ...shown, y: whole.y, cb: whole.cb, cr: whole.cr, alpha: whole.alpha } : null;
+}
+
+/** A single 8-bit image without alpha, turned as it leaves the decoder's memory (null for deeper samples). */
+function turnedPicture(layout: HeicLayout, orientation: Orientation): Block | null {
+  const { image } = layout;
+  const decoder = new HevcDecoder();
+  try {
+    const { planes } = decodeTile(decoder, image.tiles[0]!, image, true);
+    if (planes.some((plane) => plane.bits > 8)) return null;
+    const [y, cb, cr] = planes as [HevcPlane, HevcPlane, HevcPlane];
+    return orientBlock({ width: image.width, height: image.height, y, cb, cr }, orientation);
+  } finally {
+    decoder.release();
+  }
 }
 
 /** Whether heicPlanesFromTiles makes this layout's planes: upright, or of even sides. */

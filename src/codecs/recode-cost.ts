@@ -258,10 +258,11 @@ export function heicToRowWriterBytesPerPixel(bytes: Uint8Array, alpha: boolean, 
 
 /**
  * Making a HEIC's whole planes for a row writer (heic-tiles.ts heicPlanesFromTiles): a grid
- * costs nothing beyond the planes (a row of tiles at a time); a single image its decode, and,
- * turned by irot, a second whole copy (the copied-out picture is turned into another): measured
- * 67.7 MB at 12 MP to GIF, 1.5 B/px above the upright 49.6 (PNG measured 49.6: the decoder's
- * instance was collected before the turn there).
+ * costs nothing beyond the planes (a row of tiles at a time); a single image its decode. Turned
+ * by irot, 8-bit samples are turned as they leave the decoder (12 MP to GIF: 49.3 MB, as
+ * upright); deeper ones are copied out, then turned into a second copy, which the header does
+ * not tell apart: 1.5 B/px more for any turned single image (copying both out, 8-bit, measured
+ * 67.7 MB to GIF).
  */
 function heicPlanesDecodeBytesPerPixel(alpha: boolean, tiles: "grid" | "single" | null, turned: boolean): number {
   if (tiles === "grid") return 0;
