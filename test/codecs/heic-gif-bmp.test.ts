@@ -8,12 +8,13 @@ import { describe, expect, it } from "vitest";
 import { decodeHeic } from "../../src/codecs/heic.ts";
 import { readHeicLayout } from "../../src/codecs/heic-layout.ts";
 import { heicPlanesFromTiles } from "../../src/codecs/heic-tiles.ts";
-import { decodeImage, encodeImage, readHeader, recodeImage } from "../../src/codecs/index.ts";
+import { decodeImage, encodeImage, readHeader, recodeImage, sniffFormat } from "../../src/codecs/index.ts";
 import { ENCODE_BYTES_PER_PIXEL, maxRecodePixels } from "../../src/codecs/limits.ts";
 import { planesToPng } from "../../src/codecs/native.ts";
 import { nativeRoute } from "../../src/codecs/recode-route.ts";
 import { heicEncoding } from "../../src/codecs/heic.ts";
-import { meanDiff } from "./support.ts";
+import { meanDiff, pixelgateError } from "./support.ts";
+import { buildCorpus } from "../hostile/corpus.ts";
 import { ALPHA_HEIC, GRID_ALPHA_HEIC, GRID_HEIC, GRID_TURNED_HEIC, QUADRANTS_HEIC, TEN_BIT_HEIC, TURNED_HEIC } from "../fixtures/heic.ts";
 
 const bytesOf = (base64: string) => new Uint8Array(Buffer.from(base64, "base64"));
@@ -69,5 +70,20 @@ describe("HEIC to GIF and BMP through our HEVC decoder", () => {
     const bmpLimit = maxRecodePixels("heic", "bmp", bmp!.bytesPerPixel, photo.length);
     expect(bmpLimit).toBeGreaterThan(4_000_000);
     expect(bmpLimit).toBeLessThan(pixels);
+  });
+});
+
+describe("damaged HEICs to GIF and BMP", () => {
+  it("every HEIC of the hostile corpus answers its own 4xx there too, before and during the decode", async () => {
+    const { hostile } = await buildCorpus();
+    // Those the service sniffs as HEIC (a file cut inside its ftyp box is not recognised at all).
+    const cases = hostile.filter((c) => c.bytes && c.ext === "heic" && sniffFormat(c.bytes) === "heic");
+    expect(cases.length).toBeGreaterThanOrEqual(5);
+    for (const c of cases) {
+      for (const target of ["gif", "bmp"] as const) {
+        const error = await pixelgateError(async () => recodeImage(c.bytes!, readHeader(c.bytes!, "heic"), target));
+        expect([c.expect.code].flat(), `${c.name} to ${target}: ${error.message}`).toContain(error.code);
+      }
+    }
   });
 });
