@@ -1,7 +1,7 @@
-// The PNG writer's rows from YCbCr 4:2:0 planes held in JavaScript (a HEIC decoded by libheif:
-// src/codecs/heic.ts decodeHeicPlanes), kind PG_FROM_PLANES. Each pass asks JavaScript for a
-// batch of plane rows at a time (the pg_read_planes import, the band layout of planes_sink.c)
-// and converts them to RGBA with the planes' own matrix and range (pg_planes_rgba), so neither an
+// The PNG, GIF and BMP writers' rows from YCbCr 4:2:0 planes held in JavaScript (a HEIC decoded
+// by our HEVC decoder or libheif: src/codecs/heic-tiles.ts, heic.ts), kind PG_FROM_PLANES. Each
+// pass asks JavaScript for a batch of plane rows at a time (the pg_read_planes import, the band
+// layout of planes_sink.c) and converts them to RGBA with the planes' own matrix and range (pg_planes_rgba), so neither an
 // RGBA image nor a second copy of the planes exists in WASM memory.
 #include <stdlib.h>
 #include "png_sink.h"
@@ -68,12 +68,23 @@ static void planes_free(PgRows *r) {
 
 const PgRowSource pg_planes_row_source = {planes_start, planes_next, planes_stop, planes_free};
 
-// A width x height image of planes (alpha plane or not; matrix kr, kb; range) as PNG, the rules
-// of pg_to_png.
-int pg_planes_to_png(int width, int height, int alpha, int quality, double kr, double kb, int full_range) {
+static void set_encoding(int alpha, double kr, double kb, int full_range) {
   encoding.alpha = alpha;
   encoding.kr = kr;
   encoding.kb = kb;
   encoding.full_range = full_range;
+}
+
+// A width x height image of planes (alpha plane or not; matrix kr, kb; range) as PNG, the rules
+// of pg_to_png.
+int pg_planes_to_png(int width, int height, int alpha, int quality, double kr, double kb, int full_range) {
+  set_encoding(alpha, kr, kb, full_range);
   return pg_to_png(PG_FROM_PLANES, NULL, 0, width, height, 1, quality);
+}
+
+// The same planes as GIF (`gif` 1) or BMP (0), the rules of pg_to_gif and pg_to_bmp: their rows
+// are the ones the PNG writer reads, so the three files show the same pixels.
+int pg_planes_to_palette(int gif, int width, int height, int alpha, double kr, double kb, int full_range) {
+  set_encoding(alpha, kr, kb, full_range);
+  return (gif ? pg_to_gif : pg_to_bmp)(PG_FROM_PLANES, NULL, 0, width, height, 1);
 }

@@ -59,6 +59,9 @@ void pg_rows_free(PgRows *r);
 // The file (JPEG, WebP; NULL for a PNG, which is read through pg_read_at) or the planes
 // (PG_FROM_PLANES) as PNG (png_sink.c).
 int pg_to_png(int kind, uint8_t *data, size_t size, int width, int height, int orientation, int quality);
+// The same as GIF (gif_sink.c) and BMP (bmp_sink.c).
+int pg_to_gif(int kind, uint8_t *data, size_t size, int width, int height, int orientation);
+int pg_to_bmp(int kind, uint8_t *data, size_t size, int width, int height, int orientation);
 
 // ---- Whole-image statistics, gathered in one pass in file order (ended early once a
 // lossless layout is settled).

@@ -15,13 +15,27 @@ set -eu
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${1:-$(mktemp -d)}
 OUT=$REPO/src/codecs/native/pixelgate-hevc.wasm
-mkdir -p "$WORK/hevc-objects" "$(dirname "$OUT")"
+mkdir -p "$(dirname "$OUT")"
 cd "$WORK"
 
 apt-get source --download-only libde265=1.0.11-1+deb12u2 >/dev/null
 sha256sum -c "$REPO/native/hevc-sources.sha256"
 DE265=$WORK/libde265-1.0.11
 [ -d "$DE265" ] || dpkg-source --no-check -x libde265_1.0.11-1+deb12u2.dsc >/dev/null # applies Debian's patches (CVE fixes)
+
+# Our patches to libde265 (native/hevc/*.patch, see docs/native-codecs.md) go into a copy of the
+# unpacked tree; the copy and its objects are named by the patches' hash, so a changed patch
+# never meets objects compiled without it.
+PATCHES=$(cat "$REPO"/native/hevc/*.patch | sha256sum | cut -c1-12)
+TREE=$WORK/libde265-pixelgate-$PATCHES
+OBJECTS=$WORK/hevc-objects-$PATCHES
+if [ ! -d "$TREE" ]; then
+  rm -rf "$TREE.tmp"
+  cp -r "$DE265" "$TREE.tmp"
+  for p in "$REPO"/native/hevc/*.patch; do patch -s -d "$TREE.tmp" -p0 <"$p"; done
+  mv "$TREE.tmp" "$TREE"
+fi
+mkdir -p "$OBJECTS"
 
 # Portable C++ only: HAVE_SSE4_1 stays undefined, so libde265's x86 intrinsics (libde265/x86)
 # are not compiled and its fallback DCT, motion and SAO code runs. No worker threads are
@@ -32,14 +46,14 @@ export SOURCE_DATE_EPOCH=0
 # The decoder's sources (libde265/CMakeLists.txt's list without the encoder en265.cc).
 DECODER="alloc_pool bitstream cabac configparam contextmodel de265 deblock decctx dpb fallback-dct fallback-motion fallback image image-io intrapred md5 motion nal-parser nal pps quality refpic sao scan sei slice sps threads transform util visualize vps vui"
 # shellcheck disable=SC2086
-printf '%s\n' $DECODER | xargs -P 2 -I{} sh -c "[ -f hevc-objects/{}.o ] || em++ $CXXFLAGS -I$DE265 -I$DE265/libde265 -c $DE265/libde265/{}.cc -o hevc-objects/{}.o 2>/dev/null"
+printf '%s\n' $DECODER | xargs -P 2 -I{} sh -c "[ -f $OBJECTS/{}.o ] || em++ $CXXFLAGS -I$TREE -I$TREE/libde265 -c $TREE/libde265/{}.cc -o $OBJECTS/{}.o 2>/dev/null"
 
 # Standalone WASM like pixelgate-codecs.wasm: no JS glue, memory grown as malloc asks.
 EXPORTS=_malloc,_free,_pg_hevc_decode,_pg_hevc_release,_pg_hevc_width,_pg_hevc_height,_pg_hevc_bits,_pg_hevc_chroma,_pg_hevc_plane,_pg_hevc_stride
 LDFLAGS="--no-entry -sSTANDALONE_WASM -sFILESYSTEM=0 -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=1mb -sTOTAL_STACK=256kb -sERROR_ON_UNDEFINED_SYMBOLS=1 -sEXPORTED_FUNCTIONS=$EXPORTS"
 cd "$REPO"
 # shellcheck disable=SC2086
-em++ $CXXFLAGS -I"$DE265" -I"$DE265/libde265" -o "$OUT" native/hevc/hevc_tile.cc "$WORK"/hevc-objects/*.o $LDFLAGS
+em++ $CXXFLAGS -I"$TREE" -I"$TREE/libde265" -o "$OUT" native/hevc/hevc_tile.cc "$OBJECTS"/*.o $LDFLAGS
 
 EMCC_VERSION=$(emcc --version | head -1) CFLAGS=$CXXFLAGS LDFLAGS=$LDFLAGS \
   PATH="$REPO/node_modules/node/bin:$PATH" node "$REPO/scripts/native-manifest.ts" write hevc

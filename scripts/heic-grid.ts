@@ -91,10 +91,12 @@ export async function gridHeic(pixels: Sharp, width: number, height: number, opt
   const tiles = [...colour, ...(hasAlpha ? alpha : [])];
   const tileData = tiles.map((t) => Buffer.from(t.data()));
 
-  // Properties, numbered from 1: grid ispe, tile ispe, each tile's hvcC, auxC, irot.
+  // Properties, numbered from 1: grid ispe, tile ispe, each tile's hvcC, auxC (only with an
+  // alpha grid: readers take an alpha auxC as a declared alpha plane), irot.
   const auxC = tiles.length + 3;
-  const irot = auxC + 1;
-  const properties = [ispe(width, height), ispe(options.tileWidth, options.tileHeight), ...tiles.map((t) => box("hvcC", t.hvcc)), fullBox("auxC", 0, 0, text("urn:mpeg:hevc:2015:auxid:1\0"))];
+  const irot = hasAlpha ? auxC + 1 : auxC;
+  const properties = [ispe(width, height), ispe(options.tileWidth, options.tileHeight), ...tiles.map((t) => box("hvcC", t.hvcc))];
+  if (hasAlpha) properties.push(fullBox("auxC", 0, 0, text("urn:mpeg:hevc:2015:auxid:1\0")));
   if (options.turns) properties.push(box("irot", Buffer.from([options.turns & 3])));
   const associations: [number, number[]][] = [[1, options.turns ? [1, irot] : [1]], ...colourIds.map((id, k): [number, number[]] => [id, [2, 0x80 | (3 + k)]])];
   if (hasAlpha) associations.push([alphaGrid, [1, auxC]], ...alphaIds.map((id, k): [number, number[]] => [id, [2, 0x80 | (3 + count + k), auxC]]));

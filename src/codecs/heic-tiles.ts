@@ -47,17 +47,28 @@ export async function encodeHeicTiles(
  * libheif held 4.7 while they were copied out. A single image's one strip is used as it is. Null
  * for a turned image of odd sides (its chroma cells would split): libheif's planes then.
  */
-export function heicPlanesFromTiles(layout: HeicLayout, encoding: PlanesEncoding): YCbCrImage | null {
-  const { width, height } = layout.image;
+export async function heicPlanesFromTiles(layout: HeicLayout, encoding: PlanesEncoding): Promise<YCbCrImage | null> {
+  if (!planesFromTiles(layout)) return null;
   const { orientation, shown } = asShown(layout);
-  if (orientation !== 1 && (width % 2 === 1 || height % 2 === 1)) return null;
+  const { kr, kb, fullRange } = encoding;
+  if (layout.image.tiles.length === 1) {
+    // A single image turned: 8-bit samples are turned straight out of the decoder's memory,
+    // so only the turned copy is made. Else it is copied out whole, and (deeper samples, an
+    // alpha plane) turned after a turn of the event loop, when the decoder's instance can be
+    // collected.
+    const turned = orientation !== 1 && !layout.alpha ? turnedPicture(layout, orientation) : null;
+    if (turned) return { kr, kb, fullRange, ...shown, ...turned };
+    const [picture] = [...heicStrips(new HevcDecoder(), layout)];
+    if (orientation === 1) return { kr, kb, fullRange, ...shown, ...picture! };
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    return { kr, kb, fullRange, ...shown, ...orientBlock(picture!, orientation) };
+  }
   const decoder = new HevcDecoder();
   const strips = orientation === 1 ? heicStrips(decoder, layout) : turnedStrips(decoder, layout, orientation);
-  const { kr, kb, fullRange } = encoding;
   let whole: Block | undefined;
   let top = 0;
   for (const strip of strips) {
-    if (!whole && strip.height === shown.height) return { kr, kb, fullRange, ...shown, ...strip };
+    if (!whole && strip.height === shown.height) return { kr, kb, fullRange, ...shown, ...strip }; // one row of tiles
     whole ??= emptyBlock(shown.width, shown.height, layout.alpha !== undefined);
     // Strips are whole rows of the picture (their strides are the picture's), and all but the last of even height.
     const chromaTop = top >> 1, chromaRows = (strip.height + 1) >> 1;
@@ -68,6 +79,26 @@ export function heicPlanesFromTiles(layout: HeicLayout, encoding: PlanesEncoding
     top += strip.height;
   }
   return whole ? { kr, kb, fullRange, ...shown, y: whole.y, cb: whole.cb, cr: whole.cr, alpha: whole.alpha } : null;
+}
+
+/** A single 8-bit image without alpha, turned as it leaves the decoder's memory (null for deeper samples). */
+function turnedPicture(layout: HeicLayout, orientation: Orientation): Block | null {
+  const { image } = layout;
+  const decoder = new HevcDecoder();
+  try {
+    const { planes } = decodeTile(decoder, image.tiles[0]!, image, true);
+    if (planes.some((plane) => plane.bits > 8)) return null;
+    const [y, cb, cr] = planes as [HevcPlane, HevcPlane, HevcPlane];
+    return orientBlock({ width: image.width, height: image.height, y, cb, cr }, orientation);
+  } finally {
+    decoder.release();
+  }
+}
+
+/** Whether heicPlanesFromTiles makes this layout's planes: upright, or of even sides. */
+export function planesFromTiles(layout: HeicLayout): boolean {
+  const { width, height } = layout.image;
+  return layout.turns === 0 || (width % 2 === 0 && height % 2 === 0);
 }
 
 /** How the picture is shown: irot's turn as an EXIF orientation, and the size it gives. */
@@ -88,7 +119,7 @@ function sized(plane: HevcPlane, image: TiledImage): boolean {
 }
 
 /** The image's strips, top to bottom: each row of tiles, cut to the image's size. */
-export function* heicStrips(decoder: HevcDecoder, layout: HeicLayout): Generator<PlaneStrip> {
+export function* heicStrips(decoder: HevcDecoder, layout: HeicLayout): Generator<Block> {
   const { image } = layout;
   let block: Block | undefined;
   for (let row = 0; row < image.rows; row++) {

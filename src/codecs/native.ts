@@ -61,6 +61,7 @@ interface NativeExports {
   pg_planes_end(): number;
   pg_to_png(input: number, data: number, size: number, width: number, height: number, orientation: number, quality: number): number;
   pg_planes_to_png(width: number, height: number, alpha: number, quality: number, kr: number, kb: number, fullRange: number): number;
+  pg_planes_to_palette(gif: number, width: number, height: number, alpha: number, kr: number, kb: number, fullRange: number): number;
   pg_jpeg_baseline(on: number): void;
   pg_jpeg_window(bytes: number): void;
   pg_webp_low_memory(on: number): void;
@@ -264,6 +265,26 @@ export function planesToPngPieces(image: YCbCrImage, quality: number): Uint8Arra
 /** planesToPngPieces's file as one array. */
 export function planesToPng(image: YCbCrImage, quality: number): Uint8Array {
   return joinPieces(planesToPngPieces(image, quality));
+}
+
+/**
+ * The same planes as GIF or BMP (native/gif_sink.c, bmp_sink.c reading the rows the PNG writer
+ * reads), the rules of transcodeToPalette: the general path's file for the same pixels.
+ */
+export function planesToPalettePieces(image: YCbCrImage, target: "gif" | "bmp"): Uint8Array[] {
+  const pieces: Uint8Array[] = [];
+  const placed: PlacedFile = {};
+  const { width, height, alpha } = image;
+  const call = (native: NativeExports) => native.pg_planes_to_palette(target === "gif" ? 1 : 0, width, height, alpha ? 1 : 0, image.kr, image.kb, image.fullRange ? 1 : 0);
+  const out = runNative(target, call, undefined, { written: pieces, placed, planes: image });
+  const file = out && (target === "bmp" ? placed.bytes && [placed.bytes] : pieces);
+  if (!file) throw new PixelgateError("internal_error", "The native encoder refused YCbCr planes.");
+  return file;
+}
+
+/** planesToPalettePieces's file as one array. */
+export function planesToPalette(image: YCbCrImage, target: "gif" | "bmp"): Uint8Array {
+  return joinPieces(planesToPalettePieces(image, target));
 }
 
 /** A row source's kind, file address and size (native/png_sink.h PgRows), as the pg_to_* calls take them. */

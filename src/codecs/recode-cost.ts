@@ -39,12 +39,19 @@ const NATIVE_BYTES_PER_PIXEL = {
   // 38.9 at 12 MP, 54.0 MB in all (libwebp's alpha coder took 291).
   heicGrid: { webp: 2.7, jpeg: 3.4 },
   heicGridAlpha: { webp: 3.7, jpeg: 3.4 },
-  // One whole HEVC picture: libde265 holds ~4.2 B/px (the picture, its SAO copy, block
-  // metadata) while the planes are copied out (1.5 B/px); the encoder comes after it is gone.
-  // 12 MP: 70.7 MB at the copy, to WebP and JPEG alike. Turned, to JPEG, the encoder then also
-  // holds whole turned planes (planes_sink.c): 39.3 + 18.3 MB WASM and the 18.3 MB copy, 6.3
-  // (added up from those measured parts). With alpha: as libheif's figures.
-  heicSingle: { webp: 5.9, jpeg: 6.3 },
+  // One whole HEVC picture: libde265's memory peaks at 2.4 B/px (12 MP: 29.1 MB, of which the
+  // picture 18.0, per-block metadata and the coded data, our copy of the input 1.7) while the
+  // planes are copied out (1.5 B/px); the encoder comes after it is gone and needs less. Two
+  // patches of ours (native/hevc/*.patch) took it from 4.2 (49.8 MB): the SAO filter's input is
+  // kept a row of CTBs at a time instead of a copy of the luma plane (12.0 MB), and motion
+  // vectors are kept only once a block is inter-predicted, which no HEIF image is (9.0 MB).
+  // Measured (4000x3000, 1.74 MB, upload included): 49.5 to 51.5 MB to WebP, JPEG, PNG and GIF,
+  // 53.2 turned by irot (69.8 to 70.7 before the patches); 2000x2000: 17.2 to 18.8.
+  heicSingle: { webp: 4.4, jpeg: 4.4 },
+  // With an alpha plane (its own coded image, decoded after the colour one; 2.5 B/px of planes
+  // in JavaScript): 4000x3000, 1.75 MB, 67.7 MB to WebP q70 (our alpha coder, tokens included),
+  // 61.9 to JPEG, PNG and GIF; 2000x2000: 25.5 and 20.9. libheif's figures were 8.7.
+  heicSingleAlpha: { webp: 5.6, jpeg: 5.2 },
 } as const;
 
 /**
@@ -151,6 +158,8 @@ const NATIVE_GIF = {
     png: { perInputByte: 0.6, least: 0.5, most: 1.55 },
     webp: { perInputByte: 8, least: 0.5, most: 1.55 },
     webpLossless: { perInputByte: 0.6, least: 0.5, most: 1.55 },
+    // A HEIC photo's GIF: 2.86 times its size (4.97 MB from 1.74 MB at 12 MP, quality 50).
+    heic: { perInputByte: 3, least: 0.5, most: 1.55 },
   },
   copies: 1.8,
 };
@@ -218,7 +227,7 @@ export function webpBytesPerPixel({ lossless, alpha }: WebpLayout, to: NativeEnc
 /** A HEIC's YCbCr planes to WebP or JPEG: through our HEVC decoder (a grid or a single image) or libheif (null). */
 export function heicBytesPerPixel(alpha: boolean, to: NativeEncoderTarget, tiles: "grid" | "single" | null = null): number {
   if (tiles === "grid") return NATIVE_BYTES_PER_PIXEL[alpha ? "heicGridAlpha" : "heicGrid"][to];
-  if (tiles === "single" && !alpha) return NATIVE_BYTES_PER_PIXEL.heicSingle[to];
+  if (tiles === "single") return NATIVE_BYTES_PER_PIXEL[alpha ? "heicSingleAlpha" : "heicSingle"][to];
   return NATIVE_BYTES_PER_PIXEL[alpha ? "heicAlpha" : "heic"][to];
 }
 
@@ -244,6 +253,33 @@ const NATIVE_PNG_FROM = {
   },
 } as const;
 
+/**
+ * A HEIC's planes from our HEVC decoder (heic-tiles.ts heicPlanesFromTiles) written as GIF or
+ * BMP (native/png_planes_rows.c into gif_sink.c, bmp_sink.c): as to PNG, the decode, then the
+ * writer beside the planes, with the row writers' files. Measured at 12 MP (4000x3000, no alpha,
+ * 1.7 MB), upload included: a grid to GIF 39.9 MB, a single image to GIF 49.6 (libde265's
+ * picture while the planes are copied out); to BMP 153 MB either way (the 36 MB file, its base64
+ * and JSON), which the limit keeps below 8 MP.
+ */
+export function heicToRowWriterBytesPerPixel(bytes: Uint8Array, alpha: boolean, target: "gif" | "bmp", pixels: number, tiles: "grid" | "single", turned = false): number {
+  const planes = alpha ? 2.5 : 1.5;
+  const file = target === "bmp" ? NATIVE_BMP.copies * NATIVE_BMP.filePerPixel : NATIVE_GIF.copies * filePerPixel(NATIVE_GIF.file.heic, bytes, pixels);
+  return Math.max(heicPlanesDecodeBytesPerPixel(alpha, tiles, turned), planes + NATIVE_PNG_FROM.lossless.wasm.heic + file);
+}
+
+/**
+ * Making a HEIC's whole planes for a row writer (heic-tiles.ts heicPlanesFromTiles): a grid
+ * costs nothing beyond the planes (a row of tiles at a time); a single image its decode. Turned
+ * by irot, 8-bit samples are turned as they leave the decoder (12 MP to GIF: 49.3 MB, as
+ * upright); deeper ones are copied out, then turned into a second copy, which the header does
+ * not tell apart: 1.5 B/px more for any turned single image (copying both out, 8-bit, measured
+ * 67.7 MB to GIF).
+ */
+function heicPlanesDecodeBytesPerPixel(alpha: boolean, tiles: "grid" | "single" | null, turned: boolean): number {
+  if (tiles === "grid") return 0;
+  return heicBytesPerPixel(alpha, "jpeg", tiles) + (tiles === "single" && turned ? 1.5 : 0);
+}
+
 /** `wasm` plus `copies` of the file predicted from the upload's density, within `most` bytes a pixel. */
 function pngWithFile(wasm: number, copies: number, file: { perInputByte: number; most: number }, bytes: Uint8Array, pixels: number): number {
   return wasm + copies * filePerPixel(file, bytes, pixels);
@@ -265,11 +301,11 @@ export function webpToPngBytesPerPixel(bytes: Uint8Array, { lossless, alpha }: W
  * are its peak); a single image holds libde265's picture while they are copied out, libheif its
  * instance (the HEIC to JPEG figures; 81.1 MB at 12 MP).
  */
-export function heicToPngBytesPerPixel(bytes: Uint8Array, alpha: boolean, pixels: number, quality: number, tiles: "grid" | "single" | null = null): number {
+export function heicToPngBytesPerPixel(bytes: Uint8Array, alpha: boolean, pixels: number, quality: number, tiles: "grid" | "single" | null = null, turned = false): number {
   const copies = (quality >= 100 ? NATIVE_PNG.lossless : NATIVE_PNG.palette).copies;
   const kind = quality >= 100 ? NATIVE_PNG_FROM.lossless : NATIVE_PNG_FROM.palette;
   const planes = alpha ? 2.5 : 1.5;
   const file = alpha && quality >= 100 ? { ...kind.file.heic, most: NATIVE_PNG.lossless.file.png.most } : kind.file.heic;
-  const decode = tiles === "grid" ? 0 : heicBytesPerPixel(alpha, "jpeg", tiles);
+  const decode = heicPlanesDecodeBytesPerPixel(alpha, tiles, turned);
   return Math.max(decode, planes + pngWithFile(kind.wasm.heic, copies, file, bytes, pixels));
 }

@@ -1,11 +1,12 @@
 import type { ImageFormat, InputFormat } from "./formats.ts";
 import { heicEncoding } from "./heic.ts";
 import { readHeicLayout, type HeicLayout } from "./heic-layout.ts";
+import { planesFromTiles } from "./heic-tiles.ts";
 import { readJpegFrame } from "./jpeg.ts";
 import { readOrientation, type Orientation } from "./orientation.ts";
 import { maxRecodePixels } from "./limits.ts";
 import type { PlanesEncoding, WebpSettings } from "./native.ts";
-import { heicBytesPerPixel, heicToPngBytesPerPixel, jpegBytesPerPixel, pngBytesPerPixel, pngLayout, pngToEncoderBytesPerPixel, rowWriterBytesPerPixel, webpBytesPerPixel, webpToPngBytesPerPixel, WEBP_LOW_MEMORY, WEBP_TOKENS, webpOutputPerInputByte, type NativeEncoderTarget } from "./recode-cost.ts";
+import { heicBytesPerPixel, heicToPngBytesPerPixel, heicToRowWriterBytesPerPixel, jpegBytesPerPixel, pngBytesPerPixel, pngLayout, pngToEncoderBytesPerPixel, rowWriterBytesPerPixel, webpBytesPerPixel, webpToPngBytesPerPixel, WEBP_LOW_MEMORY, WEBP_TOKENS, webpOutputPerInputByte, type NativeEncoderTarget } from "./recode-cost.ts";
 import { readWebpLayout } from "./webp.ts";
 
 // Which way one compress or convert runs, decided once from the file's first bytes: our own
@@ -90,12 +91,17 @@ function readerRoute(bytes: Uint8Array, input: InputFormat, target: ImageFormat,
     return encoder ? { input, orientation, bytesPerPixel: webpBytesPerPixel(layout, encoder) } : null;
   }
   if (input === "heic") {
-    const encoding = encoder || target === "png" ? heicEncoding(bytes) : null;
+    const encoding = encoder || ROW_WRITER_TARGETS.has(target) ? heicEncoding(bytes) : null;
     if (!encoding) return null;
     // Our HEVC decoder's tiles when it reads the file, else libheif's planes.
     const tiles = heicTiles(bytes);
     const kind = tiles && (tiles.image.tiles.length > 1 ? "grid" : "single");
-    if (!encoder) return { input, encoding, tiles, bytesPerPixel: heicToPngBytesPerPixel(bytes, encoding.alpha, pixels, quality, kind) };
+    // GIF and BMP only from our decoder's whole planes; else libheif's RGBA, the general path.
+    if (target === "gif" || target === "bmp") {
+      if (!tiles || !kind || !planesFromTiles(tiles)) return null;
+      return { input, encoding, tiles, bytesPerPixel: heicToRowWriterBytesPerPixel(bytes, encoding.alpha, target, pixels, kind, tiles.turns !== 0) };
+    }
+    if (!encoder) return { input, encoding, tiles, bytesPerPixel: heicToPngBytesPerPixel(bytes, encoding.alpha, pixels, quality, kind, tiles?.turns !== 0) };
     return { input, encoding, tiles, bytesPerPixel: heicBytesPerPixel(encoding.alpha, encoder, kind) };
   }
   return null;

@@ -12,7 +12,7 @@ import { encodeHeicTiles, heicPlanesFromTiles } from "./heic-tiles.ts";
 import { decodeHeicPlanes } from "./heic.ts";
 import { maxPixelsFor } from "./limits.ts";
 import { recodedImage, type RecodedImage } from "./file-pieces.ts";
-import { encodePlanes, planesToPngPieces, transcodeJpeg, transcodePng, transcodeToPalettePieces, transcodeToPngPieces, transcodeWebp, type NativeTarget } from "./native.ts";
+import { encodePlanes, planesToPalettePieces, planesToPngPieces, transcodeJpeg, transcodePng, transcodeToPalettePieces, transcodeToPngPieces, transcodeWebp, type NativeTarget } from "./native.ts";
 import { nativeRoute, type NativeRoute } from "./recode-route.ts";
 import { PNG_DEFAULT_QUALITY } from "./png.ts";
 import { TIFF_JPEG_QUALITY, tiffAroundJpeg } from "./tiff.ts";
@@ -95,19 +95,25 @@ async function runNative(route: NativeRoute, bytes: Uint8Array, header: ImageHea
     }
     case "heic": {
       // Our HEVC decoder's tiles: a row of them at a time into the encoder, or whole planes for
-      // the PNG writer (which reads the picture once per pass).
-      if (route.tiles && format !== "png") {
+      // the row writers (PNG, GIF, BMP: they read the picture once per pass).
+      const rowWriter = format === "png" || format === "gif" || format === "bmp";
+      if (route.tiles && !rowWriter) {
         const out = await encodeHeicTiles(route.tiles, route.encoding, encoder, quality, route.webp);
         return recodedImage(out.bytes, out.width, out.height);
       }
-      const tiled = route.tiles && heicPlanesFromTiles(route.tiles, route.encoding);
+      const tiled = route.tiles && (await heicPlanesFromTiles(route.tiles, route.encoding));
       // Else libheif's YCbCr planes, a band at a time (no RGBA image).
       const planes = tiled ?? (await decodeHeicPlanes(bytes, maxPixelsFor("heic"), route.encoding));
       // A turn of the event loop between the halves: the decoder's instance (libheif's memory
       // peaks at about 4.7 bytes a pixel) is unreachable from here and can be collected before
       // the encoder grows, and other requests in the isolate get to run between two seconds-long steps.
       await new Promise((resolve) => setTimeout(resolve, 0));
-      const out = format === "png" ? planesToPngPieces(planes, quality) : encodePlanes(planes, encoder, quality, route.webp);
+      const out =
+        format === "png"
+          ? planesToPngPieces(planes, quality)
+          : format === "gif" || format === "bmp"
+            ? planesToPalettePieces(planes, format)
+            : encodePlanes(planes, encoder, quality, route.webp);
       return recodedImage(out, planes.width, planes.height);
     }
   }

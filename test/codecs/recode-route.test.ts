@@ -50,7 +50,7 @@ describe("the native route", () => {
     // The planes come from our HEVC decoder when it reads the file (this one it does), else libheif.
     const tiles = heicRoute?.input === "heic" ? heicRoute.tiles : null;
     expect(tiles).not.toBeNull();
-    const planes = heicPlanesFromTiles(tiles!, heicEncoding(heic)!)!;
+    const planes = (await heicPlanesFromTiles(tiles!, heicEncoding(heic)!))!;
     expect((await recodeImage(heic, readHeader(heic, "heic"), "png", { quality: 70 })).bytes).toEqual(planesToPng(planes, 70));
   });
 });
