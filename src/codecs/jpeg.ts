@@ -142,7 +142,8 @@ export const MAX_JPEG_SCANS = 100;
 
 /**
  * Each scan also re-packs the whole-image coefficient rows (native/coef_store.c): 44 ms more CPU
- * per scan at 24 MP for a camera photo (a 10-scan file 1.3 s to JPEG, with 100 scans 5.4 s).
+ * per scan at 24 MP for a camera photo (its own 10 scans 1.3 s to JPEG, with 100 scans 5.3 s,
+ * with 32 2.3 s: scripts/bench/jpeg-scans-cpu.ts).
  * So the scans allowed shrink as the pixels grow, scans x pixels within this budget (32 scans
  * at 24 MP, 64 at 12 MP, 100 up to 7.68 MP), and never below MIN_JPEG_SCANS, which every real
  * encoder's script fits: the extra CPU of a file full of tiny scans stays about a second.
