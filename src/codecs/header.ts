@@ -75,7 +75,7 @@ export function assertWithinPixelLimit(width: number, height: number, limit: num
  * matters (each module documents its own checks). Linear in the file (TIFF strips that share
  * bytes: at most MAX_TIFF_CHUNK_BYTES); run before the charge, after assertDecodable, and again
  * by decodeImage. Throws invalid_image or image_too_large.
- * - JPEG: at most MAX_JPEG_SCANS scans, and an end-of-image marker (a cut-off file).
+ * - JPEG: at most maxJpegScans(pixels) scans, and an end-of-image marker (a cut-off file).
  * - GIF: the first frame within the pixel limit (the header gives the screen), its data complete.
  * - TIFF: the directory graph (no loops, no shared or countless directories), tag values and
  *   strips or tiles inside the file, a sane strip count, each JPEG strip's size and scans.

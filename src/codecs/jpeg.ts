@@ -135,16 +135,32 @@ export function readJpegHeader(bytes: Uint8Array): { width: number; height: numb
  * length rather than its pixels ("Two Issues with the JPEG Standard", libjpeg-turbo; TurboJPEG
  * has TJPARAM_SCANLIMIT for it, unlimited by default, and libjpeg-turbo's own fuzz targets set
  * 500). Real encoders write 1 (baseline), 3 (non-interleaved) or about 10 (libjpeg's and
- * MozJPEG's progressive scripts; jpegtran custom scripts stay well under 64). 100 leaves room for
- * any of those and keeps the worst case at 100 passes over at most MAX_DECODE_PIXELS pixels.
+ * MozJPEG's progressive scripts; some encoders up to about 20; jpegtran custom scripts stay well
+ * under 64). 100 leaves room for any of those in an image up to JPEG_SCAN_BUDGET / 100 pixels.
  */
 export const MAX_JPEG_SCANS = 100;
+
+/**
+ * Each scan also re-packs the whole-image coefficient rows (native/coef_store.c): 44 ms more CPU
+ * per scan at 24 MP for a camera photo (its own 10 scans 1.3 s to JPEG, with 100 scans 5.3 s,
+ * with 32 2.3 s: scripts/bench/jpeg-scans-cpu.ts).
+ * So the scans allowed shrink as the pixels grow, scans x pixels within this budget (32 scans
+ * at 24 MP, 64 at 12 MP, 100 up to 7.68 MP), and never below MIN_JPEG_SCANS, which every real
+ * encoder's script fits: the extra CPU of a file full of tiny scans stays about a second.
+ */
+export const JPEG_SCAN_BUDGET = 32 * 24_000_000;
+export const MIN_JPEG_SCANS = 32;
+
+/** The scans a JPEG of `pixels` may have (maxJpegScans(0) is MAX_JPEG_SCANS). */
+export function maxJpegScans(pixels: number): number {
+  return Math.max(MIN_JPEG_SCANS, Math.min(MAX_JPEG_SCANS, Math.floor(JPEG_SCAN_BUDGET / Math.max(1, pixels))));
+}
 
 /**
  * Walks a whole JPEG stream (marker segments and the entropy-coded data of every scan) without
  * decoding it, and returns its frame and scan count. Linear in the file size; called before the
  * charge. Throws invalid_image when:
- * - the stream has more than MAX_JPEG_SCANS scans (see there);
+ * - the stream has more scans than maxJpegScans allows its pixels (see there);
  * - it has no EOI marker: libjpeg decodes a cut-off file "successfully", filling the missing
  *   part with grey. Inside entropy-coded data 0xFF is always followed by 00 (stuffing), an RSTn
  *   or a fill byte, so the first other FF xx after a scan is the next marker.
@@ -152,12 +168,13 @@ export const MAX_JPEG_SCANS = 100;
 export function readJpegScans(bytes: Uint8Array): JpegFrame & { scans: number } {
   const frame = readJpegFrame(bytes);
   const r = new ByteReader(bytes, false, "JPEG");
+  const most = maxJpegScans(frame.width * frame.height);
   let scans = 0;
   for (let offset = frame.scanOffset; ; ) {
     const marker = r.u8(offset + 1);
     if (marker === 0xd9) return { ...frame, scans };
-    if (marker === 0xda && ++scans > MAX_JPEG_SCANS) {
-      throw invalidImage(`The JPEG has more than ${MAX_JPEG_SCANS} scans; real encoders write about ten.`);
+    if (marker === 0xda && ++scans > most) {
+      throw invalidImage(`The JPEG has more than ${most} scans (the most a ${frame.width}x${frame.height} image may have); real encoders write about ten.`);
     }
     // Past the segment (and, after an SOS header, past the scan's entropy-coded data).
     offset = nextMarker(bytes, offset + 2 + r.u16(offset + 2));

@@ -70,6 +70,30 @@ export function webpOutputPerInputByte(quality: number): number {
   return 0.73 + Math.max(0, quality - 70) * 0.02;
 }
 
+/**
+ * A PNG or lossless WebP upload says nothing of the WebP it becomes: a noise tile repeated along
+ * each row deflates to 0.26 MB at 12 MP and still codes as noise (15.1 MB of WebP at quality
+ * 100). Their bound is the densest picture there is at that quality, whatever the upload: noise
+ * whose every sample is 0 or 255 (the widest steps for the DCT) wrote 0.75 bytes of VP8 a pixel
+ * at quality 70, 0.83 at 80, 0.99 at 90 and 1.27 at 100, at 4 and 12 MP alike (`vp8PerPixel`
+ * covers those with 3 to 7% to spare; lower qualities write less). An alpha plane goes to our
+ * own lossless alpha coder, outside the token buffer: at most its 8 bits a pixel and the coder's
+ * headers (`alphaPerPixel`; random alpha measured 1.0). What each byte costs, measured on those
+ * files with the request's body counted (memory child of `npm run bench:codecs`): with the
+ * token buffer 24 (22.1 at most, libwebp's pages and WASM memory growing in steps), coded as it
+ * goes 7 (at most 6.7: 2.4 to 3 times the file in WASM, libwebp's bitwriter and memory writer
+ * both grown by doubling, and 3.7 in JavaScript, the file, the answer's base64 and its JSON);
+ * the alpha chunk's bytes, which no token buffer or bitwriter holds, 4 (`alphaPerByte`: its
+ * copies in JavaScript; no measured peak needed any).
+ * Peaks at 12 MP coded as it goes: 93 to 121 MB (binary noise, quality 70 to 100), 175 MB for a
+ * 20 MB upload of noise with alpha at 100: past the budget, so such a request is refused.
+ */
+export const WEBP_DENSEST = { vp8PerPixelAt70: 0.8, vp8PerQualityStep: 0.0175, alphaPerPixel: 1.02, tokensPerByte: 24, lowMemoryPerByte: 7, alphaPerByte: 4 };
+export function webpDensestPerPixel(quality: number, alpha: boolean): { vp8: number; alpha: number } {
+  const vp8 = WEBP_DENSEST.vp8PerPixelAt70 + Math.max(0, quality - 70) * WEBP_DENSEST.vp8PerQualityStep;
+  return { vp8, alpha: alpha ? WEBP_DENSEST.alphaPerPixel : 0 };
+}
+
 /** Whether a PNG carries alpha (a colour type with alpha, or a tRNS chunk) or is interlaced. */
 export function pngLayout(bytes: Uint8Array): { alpha: boolean; interlaced: boolean } {
   const colorType = bytes[25];

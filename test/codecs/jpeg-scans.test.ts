@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from "vitest";
 import { assertSafeToDecode, decodeImage, encodeImage, readHeader } from "../../src/codecs/index.ts";
-import { MAX_JPEG_SCANS, readJpegScans } from "../../src/codecs/jpeg.ts";
+import { MAX_JPEG_SCANS, maxJpegScans, MIN_JPEG_SCANS, readJpegScans } from "../../src/codecs/jpeg.ts";
 import { concat, gradient, pixelgateError } from "./support.ts";
 
 const jpeg = await encodeImage(gradient(48, 32), "jpeg"); // progressive (MozJPEG)
@@ -16,12 +16,15 @@ function sosOffsets(bytes: Uint8Array): number[] {
   return out;
 }
 
-/** Our JPEG with its last scan repeated until it has `scans` scans. */
-function withScans(scans: number): Uint8Array {
+/** Our JPEG with its last scan repeated until it has `scans` scans, its frame saying `width` x `height` (the scans are not decoded here). */
+function withScans(scans: number, width = 48, height = 32): Uint8Array {
   const sos = sosOffsets(jpeg);
   const last = jpeg.subarray(sos.at(-1)!, jpeg.length - 2);
   const extra = Array.from({ length: scans - sos.length }, () => last);
-  return concat(jpeg.subarray(0, jpeg.length - 2), ...extra, new Uint8Array([0xff, 0xd9]));
+  const head = jpeg.slice(0, jpeg.length - 2);
+  const sof = head.findIndex((b, i) => b === 0xff && head[i + 1] === 0xc2);
+  head.set([height >> 8, height & 0xff, width >> 8, width & 0xff], sof + 5);
+  return concat(head, ...extra, new Uint8Array([0xff, 0xd9]));
 }
 
 function precheck(bytes: Uint8Array) {
@@ -44,6 +47,22 @@ describe("JPEG scans, counted before the charge", () => {
     expect(error.code).toBe("invalid_image");
     expect(error.message).toContain(String(MAX_JPEG_SCANS));
     expect((await pixelgateError(decodeImage(bomb, readHeader(bomb, "jpeg")))).code).toBe("invalid_image");
+  });
+
+  it("the scans allowed shrink as the pixels grow (each scan re-walks them), never below what real encoders write", async () => {
+    expect(maxJpegScans(48 * 32)).toBe(MAX_JPEG_SCANS);
+    expect(maxJpegScans(6000 * 4000)).toBe(MIN_JPEG_SCANS);
+    expect(maxJpegScans(4000 * 3000)).toBe(64);
+    for (const [width, height] of [[6000, 4000], [4000, 3000], [3000, 2000]] as const) {
+      const most = maxJpegScans(width * height);
+      expect(most).toBeGreaterThanOrEqual(20); // the most any real encoder's script has
+      expect(readJpegScans(withScans(most, width, height)).scans).toBe(most);
+      const bomb = withScans(most + 1, width, height);
+      expect(readHeader(bomb, "jpeg")).toMatchObject({ width, height });
+      const error = await precheck(bomb);
+      expect(error.code).toBe("invalid_image");
+      expect(error.message).toContain(`more than ${most} scans`);
+    }
   });
 
   it("FF DA inside a segment between scans is not a scan", async () => {

@@ -4,13 +4,14 @@
 
 import { describe, expect, it } from "vitest";
 import { decodeImage, encodeImage, nativeRoute, readHeader, recodeImage } from "../../src/codecs/index.ts";
-import { ENCODE_BYTES_PER_PIXEL } from "../../src/codecs/limits.ts";
+import { ENCODE_BYTES_PER_PIXEL, maxRecodePixels } from "../../src/codecs/limits.ts";
+import { pngToEncoderBytesPerPixel, webpBytesPerPixel, webpDensestPerPixel, WEBP_DENSEST } from "../../src/codecs/recode-cost.ts";
 import { Buffer } from "node:buffer";
 import { heicEncoding } from "../../src/codecs/heic.ts";
 import { heicPlanesFromTiles } from "../../src/codecs/heic-tiles.ts";
-import { planesToPng, transcodeJpeg, transcodePng, transcodeToPng } from "../../src/codecs/native.ts";
+import { planesToPng, transcodeJpeg, transcodePng, transcodeToPng, transcodeWebp } from "../../src/codecs/native.ts";
 import { QUADRANTS_HEIC } from "../fixtures/heic.ts";
-import { gradient, gradientWithAlpha, image, meanDiff } from "./support.ts";
+import { gradient, gradientWithAlpha, image, jsquashWebp, meanDiff } from "./support.ts";
 
 describe("the native route", () => {
   it("a PNG with alpha to JPEG: read a row at a time and flattened, priced as that path", async () => {
@@ -92,5 +93,64 @@ describe("WebP's token buffer", () => {
     expect(Math.abs(lean.length - tokens.length) / tokens.length).toBeLessThan(0.05);
     const [a, b, source] = await Promise.all([tokens, lean, noise].map((file, k) => decodeImage(file, readHeader(file, k < 2 ? "webp" : "jpeg"))));
     expect(meanDiff(b!, source!)).toBeLessThan(meanDiff(a!, source!) * 1.1 + 1);
+  });
+});
+
+describe("WebP's token buffer, from a PNG or a lossless WebP", () => {
+  /**
+   * Noise whose every sample is 0 or 255 (with `alpha`, alpha at random), the same 61 pixels
+   * along each row: deflate and VP8L find the repeats, so the upload is small, while VP8 codes
+   * it as the densest picture there is.
+   */
+  function repeatedNoise(width: number, height: number, alpha: boolean) {
+    let seed = 11;
+    const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 24;
+    const rows = Array.from({ length: height }, () => Array.from({ length: 61 }, () => [next() & 128 ? 255 : 0, next() & 128 ? 255 : 0, next() & 128 ? 255 : 0, alpha ? next() : 255] as [number, number, number, number]));
+    return image(width, height, (x, y) => rows[y]![x % 61]!);
+  }
+  const [width, height] = [320, 240];
+  const pixels = width * height;
+
+  it("is priced from the densest picture at the quality, whatever the upload's size, and covers the file written", async () => {
+    for (const alpha of [false, true]) {
+      const png = await encodeImage(repeatedNoise(width, height, alpha), "png");
+      const lossless = await jsquashWebp(repeatedNoise(width, height, alpha), { lossless: 1, exact: 1 });
+      for (const quality of [50, 70, 80, 90, 100]) {
+        const densest = webpDensestPerPixel(quality, alpha);
+        for (const [input, bytes, base, file] of [
+          ["png", png, pngToEncoderBytesPerPixel(alpha, "webp"), transcodePng(png, { width, height }, "webp", quality)!],
+          ["webp", lossless, webpBytesPerPixel({ lossless: true, alpha, animated: false }, "webp"), transcodeWebp(lossless, { width, height }, "webp", quality)!],
+        ] as const) {
+          // The WebP is larger than its upload (priced from the upload's size, it would look cheap);
+          // the bound holds for the file the encoder really writes (VP8 and alpha chunk together).
+          expect(file.length).toBeGreaterThan(bytes.length);
+          expect(file.length).toBeLessThanOrEqual((densest.vp8 + densest.alpha) * pixels);
+          const route = nativeRoute(bytes, input, "webp", pixels, quality)!;
+          // Small enough to keep the token buffer, priced for the densest picture's tokens.
+          expect(route.webp).toBeUndefined();
+          expect(route.bytesPerPixel).toBeCloseTo(base + WEBP_DENSEST.tokensPerByte * densest.vp8 + WEBP_DENSEST.alphaPerByte * densest.alpha, 6);
+        }
+      }
+    }
+  });
+
+  it("coded as it goes once the tokens would not fit; refused where even that would not", async () => {
+    const png = await encodeImage(repeatedNoise(width, height, false), "png");
+    // The route reads the layout from the file and the pixels from the header: a 4 MP PNG at
+    // convert's quality keeps its place, coded as it goes.
+    const four = nativeRoute(png, "png", "webp", 2000 * 2000, 80)!;
+    expect(four.webp).toEqual({ lowMemory: true });
+    expect(maxRecodePixels("png", "webp", four.bytesPerPixel, png.length)).toBeGreaterThanOrEqual(2000 * 2000);
+    // At 12 MP and quality 100 the densest picture would need more than the isolate has (measured
+    // 121 MB coded as it goes): the limit refuses it before the charge.
+    const twelve = nativeRoute(png, "png", "webp", 4000 * 3000, 100)!;
+    expect(maxRecodePixels("png", "webp", twelve.bytesPerPixel, png.length)).toBeLessThan(4000 * 3000);
+    // Coded as it goes, the file still reads back as the picture.
+    const source = repeatedNoise(width, height, false);
+    const tokens = transcodePng(png, { width, height }, "webp", 80)!;
+    const lean = transcodePng(png, { width, height }, "webp", 80, { lowMemory: true })!;
+    expect(Math.abs(lean.length - tokens.length) / tokens.length).toBeLessThan(0.05);
+    const [a, b] = await Promise.all([tokens, lean].map((file) => decodeImage(file, readHeader(file, "webp"))));
+    expect(meanDiff(b!, source)).toBeLessThan(meanDiff(a!, source) * 1.1 + 1);
   });
 });
