@@ -1,19 +1,21 @@
-// WebP to WebP or JPEG without an RGBA raster: libwebp's decoder writes YUV 4:2:0 (and the
-// alpha plane) into memory we hand it.
-//   WebP: that memory is the encoder's WebPPicture, so the image exists once (1.5 bytes a
-//         pixel, 2.5 with alpha) besides the decoder's own buffers.
-//   JPEG: a lossy file's rows go from libwebp's row callback straight into the encoder, as
-//         full-range YCbCr flattened onto black; no plane of the picture is ever whole.
+// WebP to WebP or JPEG without an RGBA raster: a lossy file's rows (webp_lossy_rows.c: libwebp's
+// VP8 decoder, our own for the alpha plane) go
+//   WebP: into the encoder's WebPPicture, so the image exists once (1.5 bytes a pixel, 2.5 with
+//         alpha) besides the decoders' few rows;
+//   JPEG: straight into the encoder, as full-range YCbCr flattened onto black; no plane of the
+//         picture is ever whole.
 // A lossy (VP8) file decodes row by row. A lossless (VP8L) one is decoded by libwebp into a whole
 // ARGB image first (4 bytes a pixel) and converted to YUV from there (for JPEG, into planes of
 // ours, then rows), which src/codecs/recode-cost.ts counts separately. Animations are left to the TypeScript path
 // (PG_UNSUPPORTED), which takes their first frame.
 #include <stdlib.h>
+#include <string.h>
 #include <webp/decode.h>
 #include <webp/encode.h>
 #include "src/dec/vp8i_dec.h"
 #include "src/dec/webpi_dec.h"
 #include "pixelgate.h"
+#include "webp_rows.h"
 
 // Reads the file's features, checked against the size the caller read from the header.
 static int open_webp(const uint8_t *data, size_t size, int width, int height, WebPDecoderConfig *config) {
@@ -50,6 +52,19 @@ static int decode_into(const uint8_t *data, size_t size, WebPDecoderConfig *conf
   return status == VP8_STATUS_OK ? PG_OK : PG_INVALID;
 }
 
+// A lossy file's row into the encoder's picture (alpha opaque when the file has none).
+static void picture_row(void *sink, const uint8_t *y, const uint8_t *u, const uint8_t *v, const uint8_t *a, int row) {
+  WebPPicture *p = sink;
+  memcpy(p->y + (size_t)row * p->y_stride, y, (size_t)p->width);
+  if (!(row & 1)) {
+    memcpy(p->u + (size_t)(row >> 1) * p->uv_stride, u, (size_t)(p->width + 1) / 2);
+    memcpy(p->v + (size_t)(row >> 1) * p->uv_stride, v, (size_t)(p->width + 1) / 2);
+  }
+  if (!p->a) return;
+  if (a) memcpy(p->a + (size_t)row * p->a_stride, a, (size_t)p->width);
+  else memset(p->a + (size_t)row * p->a_stride, 0xff, (size_t)p->width);
+}
+
 // `data` is taken over: freed as soon as the pixels are decoded.
 int pg_webp_to_webp(uint8_t *data, size_t size, int width, int height, float quality) {
   WebPConfig config;
@@ -62,8 +77,12 @@ int pg_webp_to_webp(uint8_t *data, size_t size, int width, int height, float qua
   // The encoder leaves the alpha plane out again when every pixel turns out opaque.
   status = pg_yuv_picture(&picture, width, height, decoder.input.has_alpha);
   if (status != PG_OK) return status;
-  PgPlanes planes = {picture.y, picture.u, picture.v, picture.y_stride, picture.uv_stride};
-  status = decode_into(data, size, &decoder, &planes, picture.a, picture.a_stride);
+  if (decoder.input.format == 2) {
+    PgPlanes planes = {picture.y, picture.u, picture.v, picture.y_stride, picture.uv_stride};
+    status = decode_into(data, size, &decoder, &planes, picture.a, picture.a_stride);
+  } else {
+    status = pg_webp_lossy_rows(data, size, picture_row, &picture);
+  }
   free(data);
   if (status != PG_OK) {
     WebPPictureFree(&picture);
@@ -105,33 +124,9 @@ static void write_rows(RowSink *sink, const uint8_t *y, const uint8_t *u, const 
   }
 }
 
-// libwebp's row callback: the rows just decoded (and their alpha), straight to the encoder.
-static int put_rows(const VP8Io *io) {
-  write_rows(io->opaque, io->y, io->u, io->v, io->a, io->y_stride, io->uv_stride, io->width, io->mb_y, io->mb_h);
-  return 1;
-}
-
-// A lossy file decoded the way WebPDecode does it, but with our row callback instead of an
-// output buffer: the picture never exists whole, only libwebp's few rows of cache (and its
-// alpha plane, when there is one).
-static int stream_lossy(const uint8_t *data, size_t size, RowSink *sink) {
-  WebPHeaderStructure headers = {.data = data, .data_size = size, .have_all_data = 1};
-  if (WebPParseHeaders(&headers) != VP8_STATUS_OK || headers.is_lossless) return PG_INVALID;
-  VP8Io io;
-  if (!VP8InitIo(&io)) return PG_ENCODE_FAILED;
-  io.data = headers.data + headers.offset;
-  io.data_size = headers.data_size - headers.offset;
-  io.put = put_rows;
-  io.opaque = sink;
-  VP8Decoder *decoder = VP8New();
-  if (!decoder) return PG_NO_MEMORY;
-  decoder->alpha_data_ = headers.alpha_data;
-  decoder->alpha_data_size_ = headers.alpha_data_size;
-  int ok = VP8GetHeaders(decoder, &io) && VP8Decode(decoder, &io);
-  VP8StatusCode status = decoder->status_;
-  VP8Delete(decoder);
-  if (!ok) return status == VP8_STATUS_OUT_OF_MEMORY ? PG_NO_MEMORY : PG_INVALID;
-  return sink->encoder->co.next_scanline == sink->encoder->co.image_height ? PG_OK : PG_INVALID;
+// A lossy file's row into the JPEG encoder.
+static void jpeg_row(void *sink, const uint8_t *y, const uint8_t *u, const uint8_t *v, const uint8_t *a, int row) {
+  write_rows(sink, y, u, v, a, 0, 0, 0, row, 1);
 }
 
 // A lossless file: libwebp holds it whole as ARGB anyway, so it is decoded into YUV planes of
@@ -168,8 +163,9 @@ int pg_webp_to_jpeg(uint8_t *data, size_t size, int width, int height, int quali
     status = lossless_rows(data, size, &decoder, &sink, quality);
   } else {
     pg_jpeg_start(&encoder, width, height, JCS_YCbCr, quality);
-    status = stream_lossy(data, size, &sink);
+    status = pg_webp_lossy_rows(data, size, jpeg_row, &sink);
     free(data);
+    if (status == PG_OK && encoder.co.next_scanline != encoder.co.image_height) status = PG_INVALID;
   }
   free(sink.row);
   if (status != PG_OK) return status;

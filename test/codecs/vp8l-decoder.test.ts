@@ -7,7 +7,7 @@
 
 import { describe, expect, it } from "vitest";
 import { decodeImage, readHeader, type RasterImage } from "../../src/codecs/index.ts";
-import { transcodeToPng } from "../../src/codecs/native.ts";
+import { transcodeToPng, transcodeWebp } from "../../src/codecs/native.ts";
 import { encodeImage } from "../../src/codecs/index.ts";
 import { distinctColors, gradient, gradientWithAlpha, image, jsquashWebp, maxDiff, pixelgateError, quadrantScene, riffChunks } from "./support.ts";
 
@@ -71,6 +71,16 @@ async function expectGeneralPixels(name: string, webp: Uint8Array) {
   expect(maxDiff(await decodeImage(out, png), await decodeImage(webp, header)), name).toBe(0);
 }
 
+/** Re-encoded as WebP natively (our alpha coder is lossless), the alpha plane is the general decode's. */
+async function expectAlphaKept(name: string, webp: Uint8Array) {
+  const header = readHeader(webp, "webp");
+  const out = transcodeWebp(webp, header, "webp", 90)!;
+  const [a, b] = [await decodeImage(out, readHeader(out, "webp")), await decodeImage(webp, header)];
+  let worst = 0;
+  for (let i = 3; i < a.data.length; i += 4) worst = Math.max(worst, Math.abs(a.data[i]! - b.data[i]!));
+  expect(worst, name).toBe(0);
+}
+
 describe("our VP8L decoder against libwebp's", () => {
   it("lossless photo, graphic and noise, with and without alpha, in libwebp's encoder settings", async () => {
     const pictures: [string, RasterImage][] = [
@@ -131,6 +141,7 @@ describe("our VP8L decoder against libwebp's", () => {
         methods.add(alph[0]! & 3); // libwebp stores alpha raw when coding would not make it smaller
         filters.add((alph[0]! >> 2) & 3);
         await expectGeneralPixels(`picture ${i} ${JSON.stringify(setting)}`, webp);
+        await expectAlphaKept(`picture ${i} ${JSON.stringify(setting)}`, webp);
       }
     }
     expect([...filters].sort()).toEqual([0, 1, 2, 3]); // libwebp's "best" picked each filter somewhere
