@@ -1,19 +1,15 @@
-// WebP to WebP or JPEG without an RGBA raster: a lossy file's rows (webp_lossy_rows.c: libwebp's
-// VP8 decoder, our own for the alpha plane) go
+// WebP to WebP or JPEG without an RGBA raster: the file's YUV rows (webp_rows.h: a lossy file
+// through libwebp's VP8 decoder with our own for the alpha plane, a lossless one through our own
+// VP8L decoder) go
 //   WebP: into the encoder's WebPPicture, so the image exists once (1.5 bytes a pixel, 2.5 with
-//         alpha) besides the decoders' few rows;
+//         alpha) besides the decoders' few rows (a lossless file's window: up to 4 MB);
 //   JPEG: straight into the encoder, as full-range YCbCr flattened onto black; no plane of the
 //         picture is ever whole.
-// A lossy (VP8) file decodes row by row. A lossless (VP8L) one is decoded by libwebp into a whole
-// ARGB image first (4 bytes a pixel) and converted to YUV from there (for JPEG, into planes of
-// ours, then rows), which src/codecs/recode-cost.ts counts separately. Animations are left to the TypeScript path
-// (PG_UNSUPPORTED), which takes their first frame.
+// Animations are left to the TypeScript path (PG_UNSUPPORTED), which takes their first frame.
 #include <stdlib.h>
 #include <string.h>
 #include <webp/decode.h>
 #include <webp/encode.h>
-#include "src/dec/vp8i_dec.h"
-#include "src/dec/webpi_dec.h"
 #include "pixelgate.h"
 #include "webp_rows.h"
 
@@ -28,31 +24,7 @@ static int open_webp(const uint8_t *data, size_t size, int width, int height, We
   return PG_OK;
 }
 
-// Decodes into `planes` (and `alpha`, when not null: one byte a pixel, `alpha_stride` apart).
-static int decode_into(const uint8_t *data, size_t size, WebPDecoderConfig *config, const PgPlanes *planes, uint8_t *alpha,
-                       int alpha_stride) {
-  int height = config->input.height, chroma_rows = (height + 1) / 2;
-  WebPDecBuffer *out = &config->output;
-  out->colorspace = alpha ? MODE_YUVA : MODE_YUV;
-  out->is_external_memory = 1;
-  WebPYUVABuffer *buf = &out->u.YUVA;
-  buf->y = planes->y;
-  buf->u = planes->u;
-  buf->v = planes->v;
-  buf->y_stride = planes->y_stride;
-  buf->u_stride = buf->v_stride = planes->uv_stride;
-  buf->y_size = (size_t)planes->y_stride * height;
-  buf->u_size = buf->v_size = (size_t)planes->uv_stride * chroma_rows;
-  buf->a = alpha;
-  buf->a_stride = alpha_stride;
-  buf->a_size = alpha ? (size_t)alpha_stride * height : 0;
-  VP8StatusCode status = WebPDecode(data, size, config);
-  WebPFreeDecBuffer(out); // external memory: only the decoder's own state
-  if (status == VP8_STATUS_OUT_OF_MEMORY) return PG_NO_MEMORY;
-  return status == VP8_STATUS_OK ? PG_OK : PG_INVALID;
-}
-
-// A lossy file's row into the encoder's picture (alpha opaque when the file has none).
+// A row into the encoder's picture (alpha opaque when the file has none).
 static void picture_row(void *sink, const uint8_t *y, const uint8_t *u, const uint8_t *v, const uint8_t *a, int row) {
   WebPPicture *p = sink;
   memcpy(p->y + (size_t)row * p->y_stride, y, (size_t)p->width);
@@ -77,12 +49,8 @@ int pg_webp_to_webp(uint8_t *data, size_t size, int width, int height, float qua
   // The encoder leaves the alpha plane out again when every pixel turns out opaque.
   status = pg_yuv_picture(&picture, width, height, decoder.input.has_alpha);
   if (status != PG_OK) return status;
-  if (decoder.input.format == 2) {
-    PgPlanes planes = {picture.y, picture.u, picture.v, picture.y_stride, picture.uv_stride};
-    status = decode_into(data, size, &decoder, &planes, picture.a, picture.a_stride);
-  } else {
-    status = pg_webp_lossy_rows(data, size, picture_row, &picture);
-  }
+  if (decoder.input.format == 2) status = pg_webp_lossless_rows(data, size, width, height, decoder.input.has_alpha, picture_row, &picture);
+  else status = pg_webp_lossy_rows(data, size, picture_row, &picture);
   free(data);
   if (status != PG_OK) {
     WebPPictureFree(&picture);
@@ -98,55 +66,27 @@ typedef struct {
   PgRange range; // WebP's studio-range YUV (BT.601) as JPEG's full-range YCbCr
 } RowSink;
 
-// Rows first_row .. first_row + count - 1 of the picture: luma rows `y_stride` apart, chroma
-// rows (of the 2x2 cells) `uv_stride` apart starting with first_row's, alpha (or null) `a_stride`.
-// Each pixel is flattened onto black: in YCbCr, black is (0, 128, 128) and the mix is linear.
-static void write_rows(RowSink *sink, const uint8_t *y, const uint8_t *u, const uint8_t *v, const uint8_t *a, int y_stride,
-                       int uv_stride, int a_stride, int first_row, int count) {
+// A row of the picture (its luma, its 2x2 cells' chroma, its alpha or null) into the JPEG
+// encoder. Each pixel is flattened onto black: in YCbCr, black is (0, 128, 128) and the mix is
+// linear.
+static void jpeg_row(void *to, const uint8_t *y, const uint8_t *u, const uint8_t *v, const uint8_t *a, int row) {
+  RowSink *sink = to;
+  (void)row;
   int width = (int)sink->encoder->co.image_width;
-  for (int i = 0; i < count; i++) {
-    const uint8_t *luma = y + (size_t)i * y_stride, *alpha = a ? a + (size_t)i * a_stride : NULL;
-    size_t cell = (size_t)(((first_row + i) >> 1) - (first_row >> 1)) * uv_stride;
-    JSAMPLE *out = sink->row;
-    for (int x = 0; x < width; x++, out += 3) {
-      int cb = sink->range.chroma[u[cell + x / 2]], cr = sink->range.chroma[v[cell + x / 2]], lum = sink->range.luma[luma[x]];
-      if (alpha && alpha[x] != 255) {
-        int k = alpha[x];
-        lum = (lum * k + 127) / 255;
-        cb = (cb * k + 128 * (255 - k) + 127) / 255;
-        cr = (cr * k + 128 * (255 - k) + 127) / 255;
-      }
-      out[0] = (JSAMPLE)lum;
-      out[1] = (JSAMPLE)cb;
-      out[2] = (JSAMPLE)cr;
+  JSAMPLE *out = sink->row;
+  for (int x = 0; x < width; x++, out += 3) {
+    int cb = sink->range.chroma[u[x / 2]], cr = sink->range.chroma[v[x / 2]], lum = sink->range.luma[y[x]];
+    if (a && a[x] != 255) {
+      int k = a[x];
+      lum = (lum * k + 127) / 255;
+      cb = (cb * k + 128 * (255 - k) + 127) / 255;
+      cr = (cr * k + 128 * (255 - k) + 127) / 255;
     }
-    jpeg_write_scanlines(&sink->encoder->co, &sink->row, 1);
+    out[0] = (JSAMPLE)lum;
+    out[1] = (JSAMPLE)cb;
+    out[2] = (JSAMPLE)cr;
   }
-}
-
-// A lossy file's row into the JPEG encoder.
-static void jpeg_row(void *sink, const uint8_t *y, const uint8_t *u, const uint8_t *v, const uint8_t *a, int row) {
-  write_rows(sink, y, u, v, a, 0, 0, 0, row, 1);
-}
-
-// A lossless file: libwebp holds it whole as ARGB anyway, so it is decoded into YUV planes of
-// ours (the file freed), then written as rows.
-static int lossless_rows(uint8_t *data, size_t size, WebPDecoderConfig *decoder, RowSink *sink, int quality) {
-  int width = decoder->input.width, height = decoder->input.height, cw = (width + 1) / 2;
-  size_t luma = (size_t)width * height, chroma = (size_t)cw * ((height + 1) / 2);
-  uint8_t *pixels = malloc(luma + 2 * chroma + (decoder->input.has_alpha ? luma : 0));
-  if (!pixels) return PG_NO_MEMORY;
-  PgPlanes planes = {pixels, pixels + luma, pixels + luma + chroma, width, cw};
-  uint8_t *alpha = decoder->input.has_alpha ? pixels + luma + 2 * chroma : NULL;
-  int status = decode_into(data, size, decoder, &planes, alpha, width);
-  free(data);
-  if (status == PG_OK) {
-    // Started only now: its coefficient arrays (3 bytes a pixel) take the ARGB image's place.
-    pg_jpeg_start(sink->encoder, width, height, JCS_YCbCr, quality);
-    write_rows(sink, planes.y, planes.u, planes.v, alpha, width, cw, width, 0, height);
-  }
-  free(pixels);
-  return status;
+  jpeg_write_scanlines(&sink->encoder->co, &sink->row, 1);
 }
 
 // `data` is taken over: freed once decoded.
@@ -159,14 +99,11 @@ int pg_webp_to_jpeg(uint8_t *data, size_t size, int width, int height, int quali
   RowSink sink = {&encoder, malloc((size_t)width * 3)};
   if (!sink.row) return PG_NO_MEMORY;
   pg_range_expand(&sink.range);
-  if (decoder.input.format == 2) {
-    status = lossless_rows(data, size, &decoder, &sink, quality);
-  } else {
-    pg_jpeg_start(&encoder, width, height, JCS_YCbCr, quality);
-    status = pg_webp_lossy_rows(data, size, jpeg_row, &sink);
-    free(data);
-    if (status == PG_OK && encoder.co.next_scanline != encoder.co.image_height) status = PG_INVALID;
-  }
+  pg_jpeg_start(&encoder, width, height, JCS_YCbCr, quality);
+  if (decoder.input.format == 2) status = pg_webp_lossless_rows(data, size, width, height, decoder.input.has_alpha, jpeg_row, &sink);
+  else status = pg_webp_lossy_rows(data, size, jpeg_row, &sink);
+  free(data);
+  if (status == PG_OK && encoder.co.next_scanline != encoder.co.image_height) status = PG_INVALID;
   free(sink.row);
   if (status != PG_OK) return status;
   pg_jpeg_finish(&encoder);
