@@ -15,6 +15,8 @@ enum { CODES = 5, GREEN_LITERALS = 256, LENGTH_SYMBOLS = 24, DISTANCE_SYMBOLS = 
 // The longest distance a distance symbol can give (symbol 39, all extra bits set) past the
 // 120 codes for the neighbourhood, whose own reach is at most 7 rows and 8 pixels.
 #define FAR_DISTANCE (1048576u - NEAR_CODES)
+// The most the prefix codes of one image may take (read_groups).
+#define MAX_CODE_BYTES (16u << 20)
 
 // The neighbourhood codes 1-120, as (columns back, rows back): the nearest pixels first.
 static const int8_t NEAR[NEAR_CODES][2] = {
@@ -111,10 +113,21 @@ static void coded_free(Coded *c) {
   memset(c, 0, sizeof *c);
 }
 
+// What one code's decoding tables take.
+static size_t code_bytes(const PgPrefixCode *code) {
+  size_t symbols = 0;
+  for (int len = 1; len < 16; len++) symbols += code->count[len];
+  return (sizeof *code->table << code->root) + symbols * sizeof *code->sorted;
+}
+
 // The groups of codes; those no block uses are read and checked but not kept (`used`: the
-// group's index among those kept, or -1).
+// group's index among those kept, or -1). libwebp's encoder writes at most a few thousand
+// groups (a few MB of tables); a file asking for far more is refused as too large before it
+// can grow memory past what an isolate has.
 static int read_groups(PgBitReader *br, Coded *c, int stored, const int *used) {
   static const int alphabet[CODES] = {GREEN_LITERALS + LENGTH_SYMBOLS, 256, 256, 256, DISTANCE_SYMBOLS};
+  size_t bytes = (size_t)c->group_count * sizeof *c->groups;
+  if (bytes > MAX_CODE_BYTES) return PG_NO_MEMORY;
   if (!(c->groups = calloc((size_t)c->group_count, sizeof *c->groups))) return PG_NO_MEMORY;
   for (int g = 0; g < stored; g++) {
     int kept = used ? used[g] : g;
@@ -123,6 +136,7 @@ static int read_groups(PgBitReader *br, Coded *c, int stored, const int *used) {
       int ok = pg_prefix_read(br, size, kept >= 0 ? &c->groups[kept][k] : NULL);
       if (ok < 0) return PG_NO_MEMORY;
       if (!ok) return PG_INVALID;
+      if (kept >= 0 && (bytes += code_bytes(&c->groups[kept][k])) > MAX_CODE_BYTES) return PG_NO_MEMORY;
     }
   }
   return PG_OK;

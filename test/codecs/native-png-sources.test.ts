@@ -60,12 +60,12 @@ describe("transcodeToPng from WebP", () => {
     }
   });
 
-  it("many macroblock rows, and a lossless file taller than one decoding band (8 MB of rows)", async () => {
+  it("many macroblock rows, and a lossless file 4000 pixels wide (our VP8L decoder, a row at a time)", async () => {
     const tall = scene(120, 1500);
-    const wide = gradientWithAlpha(4000, 600); // 524 rows a band: two bands
+    const wide = gradientWithAlpha(4000, 600);
     for (const [name, webp] of [
       ["lossy", await encodeImage(tall, "webp", { quality: 75 })],
-      ["lossless, two bands", await jsquashWebp(wide, { lossless: 1, exact: 1 })],
+      ["lossless, 4000 wide", await jsquashWebp(wide, { lossless: 1, exact: 1 })],
     ] as const) {
       const header = readHeader(webp, "webp");
       expect(maxDiff(await shown(transcodeToPng(webp, header, "webp", 100)!), await decodeImage(webp, header)), name).toBe(0);
@@ -104,17 +104,22 @@ describe("EXIF-oriented PNG and WebP to PNG", () => {
   it("every orientation, with alpha and without: exactly the general path's pixels", async () => {
     const png = await encodeImage(gradientWithAlpha(67, 41), "png");
     const webp = await encodeImage(scene(67, 41), "webp", { quality: 90 });
+    const lossless = await jsquashWebp(gradientWithAlpha(67, 41), { lossless: 1, exact: 1 });
     for (const orientation of [1, 2, 3, 4, 5, 6, 7, 8] as Orientation[]) {
       await expectTurned(pngWithExif(png, orientation), "png", orientation, `png ${orientation}`);
       await expectTurned(webpWithExif(webp, exif(orientation), 67, 41), "webp", orientation, `webp ${orientation}`);
+      await expectTurned(webpWithExif(lossless, exif(orientation), 67, 41), "webp", orientation, `lossless webp ${orientation}`);
     }
   });
 
-  it("several bands of 8 MB: a turned PNG 2100 rows high (2100-pixel output rows), a flipped WebP", async () => {
+  it("several bands of 8 MB: a turned PNG 2100 rows high (2100-pixel output rows), a flipped WebP, a turned lossless one", async () => {
     const png = await encodeImage(scene(2500, 2100), "png");
     await expectTurned(pngWithExif(png, 6), "png", 6, "png 6");
     const webp = await encodeImage(scene(2100, 2500), "webp", { quality: 80 });
     await expectTurned(webpWithExif(webp, exif(3), 2100, 2500), "webp", 3, "webp 3");
+    // A lossless one through our VP8L decoder, the file decoded again for every band.
+    const lossless = await jsquashWebp(scene(1500, 2100), { lossless: 1, method: 0 });
+    await expectTurned(webpWithExif(lossless, exif(6), 1500, 2100), "webp", 6, "lossless webp 6");
   }, 60_000);
 });
 
