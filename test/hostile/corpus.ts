@@ -20,7 +20,7 @@ import { FAKE_IMAGE_ORIGIN } from "../input/fake-image-host.ts";
 import { prng } from "../support/prng.ts";
 import { ALPHA_HEIC, BT709_STUDIO_HEIC, GRID_HEIC, QUADRANTS_HEIC, TURNED_HEIC } from "../fixtures/heic.ts";
 import { readHeifItems } from "../../src/codecs/heif-items.ts";
-import { vp8lCopyBeforeStart, vp8lIncompleteCode, vp8lStripes } from "./vp8l-streams.ts";
+import { vp8lCopyBeforeStart, vp8lIncompleteCode, vp8lManyGroups, vp8lStripes } from "./vp8l-streams.ts";
 
 export type CaseGroup =
   | "colour"
@@ -904,6 +904,13 @@ export async function buildCorpus(): Promise<Corpus> {
     bad({ name: "webp-vp8l-pixels-cut", group: "truncated", why: "The same lossless WebP with its pixel data cut to a third.", ...file(riffWebp(riffChunk("VP8L", stripes.subarray(0, Math.floor(stripes.length / 3)))), "image/webp", "webp"), expect: INVALID });
     malformed("webp-vp8l-copy-before-start", "A lossless WebP whose first pixel is a copy of the pixel above it.", riffWebp(riffChunk("VP8L", vp8lCopyBeforeStart(64, 64))), "webp");
     malformed("webp-vp8l-incomplete-code", "A lossless WebP whose green code leaves half its bit patterns without a symbol.", riffWebp(riffChunk("VP8L", vp8lIncompleteCode(64, 64))), "webp");
+    malformed(
+      "webp-vp8l-80mb-of-codes",
+      "A 512x512 lossless WebP whose entropy image names 16,384 groups of full prefix codes (64 MB of decoding tables): refused as too large before they are built.",
+      riffWebp(riffChunk("VP8L", vp8lManyGroups())),
+      "webp",
+      TOO_LARGE,
+    );
     // A lossy WebP with alpha: its ALPH chunk's reserved bits set, or its stream cut short.
     const cutOut = sourceImage();
     for (let i = 3; i < cutOut.data.length; i += 8) cutOut.data[i] = 0;
