@@ -11,7 +11,8 @@
 // whole: our own decoder (alpha_rows.c) hands its rows out as the band's rows come.
 //
 // Lossless (VP8L): our own decoder (vp8l.h) hands the rows out one at a time; it holds a window
-// of the last pixels decoded (4 MB at most), not the image.
+// of the last pixels decoded (4 MB at most), not the image, and reads the file from JavaScript
+// when it is not in WASM memory (`data` NULL, as for a PNG).
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,7 @@ typedef struct {
   PgAlphaRows *alpha;           // lossy: the ALPH chunk's rows, or NULL
   int alpha_status;
   PgVp8l *vp8l;                 // lossless
+  size_t vp8l_offset;           // where its stream starts in the file
 } WebpRows;
 
 static size_t stride_of(const PgRows *r) { return (size_t)r->source_width * 4; }
@@ -117,10 +119,8 @@ static int lossy_step(WebpRows *w) {
 // ---- Lossless: our decoder, a row at a time (ARGB words to RGBA bytes).
 
 static int lossless_start(WebpRows *w, PgRows *r) {
-  WebPHeaderStructure headers = {.data = r->data, .data_size = r->size, .have_all_data = 1};
-  if (WebPParseHeaders(&headers) != VP8_STATUS_OK || !headers.is_lossless) return PG_INVALID;
-  // As libwebp: the stream runs to the end of the file.
-  return pg_vp8l_open(&w->vp8l, headers.data + headers.offset, headers.data_size - headers.offset, r->source_width, r->source_height);
+  // As libwebp: the stream runs to the end of the file (here, or read from JavaScript).
+  return pg_vp8l_open(&w->vp8l, r->data, w->vp8l_offset, r->size - w->vp8l_offset, r->source_width, r->source_height);
 }
 
 static void lossless_row(WebpRows *w, PgRows *r, int y) {
@@ -142,13 +142,14 @@ static int webp_start(PgRows *r) {
   WebpRows *w = r->state;
   if (!w) {
     WebPBitstreamFeatures features;
-    VP8StatusCode status = WebPGetFeatures(r->data, r->size, &features);
-    if (status == VP8_STATUS_UNSUPPORTED_FEATURE) return PG_UNSUPPORTED;
-    if (status != VP8_STATUS_OK) return PG_INVALID;
+    size_t vp8l_offset;
+    int status = pg_webp_features(r->data, r->size, &features, &vp8l_offset);
+    if (status != PG_OK) return status;
     if (features.has_animation) return PG_UNSUPPORTED; // the general path takes the first frame
     if (features.width != r->source_width || features.height != r->source_height) return PG_INVALID;
     w = r->state = calloc(1, sizeof *w);
     if (!w) return PG_NO_MEMORY;
+    w->vp8l_offset = vp8l_offset;
     w->lossless = features.format == 2;
     r->may_have_alpha = features.has_alpha;
     w->band_capacity = w->lossless ? 1 : LOSSY_BAND_ROWS;

@@ -28,9 +28,19 @@ typedef struct {
   uint64_t bits; // not yet consumed, lowest first
   int count;     // how many of `bits` are real
   int overrun;   // more bits were consumed than the data holds (they read as 0)
+  // Reading the file from JavaScript (pg_read_at) a chunk at a time instead of from memory:
+  // the chunk, and the part of the file not read yet.
+  uint8_t *chunk;
+  size_t file_at, file_end;
 } PgBitReader;
 
-void pg_bits_open(PgBitReader *br, const uint8_t *data, size_t size);
+// pg_read_at (an import, src/codecs/native.ts): `length` bytes of the call's file from `offset`
+// into `dst`; 0 when the file is shorter.
+__attribute__((import_module("env"), import_name("pg_read_at"))) int pg_read_at(void *dst, size_t offset, size_t length);
+
+// Bits of `data`; with `data` NULL, of the call's file from `offset` on, read through pg_read_at.
+int pg_bits_open(PgBitReader *br, const uint8_t *data, size_t offset, size_t size);
+void pg_bits_close(PgBitReader *br);
 uint32_t pg_bits_read(PgBitReader *br, int n); // n <= 32
 
 // A prefix code ready for decoding: a table indexed by the next `root` bits (symbol << 4 |
@@ -63,8 +73,9 @@ typedef struct {
 
 typedef struct PgVp8l PgVp8l;
 
-// A VP8L file's image (`data` from its signature byte) of the size the caller read.
-int pg_vp8l_open(PgVp8l **out, const uint8_t *data, size_t size, int width, int height);
+// A VP8L image (from its signature byte, `offset` into `data`, or into the call's file when
+// `data` is NULL) of the size the caller read.
+int pg_vp8l_open(PgVp8l **out, const uint8_t *data, size_t offset, size_t size, int width, int height);
 // A headerless image stream of a known size (the ALPH chunk's lossless alpha).
 int pg_vp8l_open_stream(PgVp8l **out, const uint8_t *data, size_t size, int width, int height);
 // The next row as ARGB words (0xAARRGGBB); NULL with *status set when the data is bad.
@@ -85,5 +96,12 @@ typedef struct PgAlphaRows PgAlphaRows;
 int pg_alpha_open(PgAlphaRows **out, const uint8_t *data, size_t size, int width, int height);
 const uint8_t *pg_alpha_row(PgAlphaRows *a, int *status);
 void pg_alpha_free(PgAlphaRows *a);
+
+// Where a lossless file's VP8L stream starts (libwebp's reading: it runs to the file's end),
+// and the file's features, from `data` or, when NULL, the call's file read through pg_read_at
+// (only as much of its start as the headers take).
+#ifdef WEBP_WEBP_DECODE_H_
+int pg_webp_features(const uint8_t *data, size_t size, WebPBitstreamFeatures *features, size_t *vp8l_offset);
+#endif
 
 #endif

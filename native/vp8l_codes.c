@@ -8,6 +8,7 @@
 // symbol reads no bits at all; anything else is refused, as libwebp refuses it.
 #include <stdlib.h>
 #include <string.h>
+#include "pixelgate.h"
 #include "vp8l.h"
 
 enum { MAX_LENGTH = 15, ROOT_BITS = 8, LENGTH_SYMBOLS = 19, MAX_ALPHABET = 256 + 24 + 2048 };
@@ -15,14 +16,43 @@ enum { MAX_LENGTH = 15, ROOT_BITS = 8, LENGTH_SYMBOLS = 19, MAX_ALPHABET = 256 +
 // The order in which the code-length code's own lengths are stored.
 static const uint8_t LENGTH_ORDER[LENGTH_SYMBOLS] = {17, 18, 0, 1, 2, 3, 4, 5, 16, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
 
-void pg_bits_open(PgBitReader *br, const uint8_t *data, size_t size) {
+enum { CHUNK_BYTES = 64 << 10 };
+
+int pg_bits_open(PgBitReader *br, const uint8_t *data, size_t offset, size_t size) {
   memset(br, 0, sizeof *br);
-  br->data = data;
-  br->size = size;
+  if (data) {
+    br->data = data + offset;
+    br->size = size;
+    return PG_OK;
+  }
+  br->file_at = offset;
+  br->file_end = offset + size;
+  br->chunk = malloc(CHUNK_BYTES);
+  return br->chunk ? PG_OK : PG_NO_MEMORY;
+}
+
+void pg_bits_close(PgBitReader *br) {
+  free(br->chunk);
+  br->chunk = NULL;
+}
+
+// The next chunk of the file, once the current one is used up.
+static void next_chunk(PgBitReader *br) {
+  size_t n = br->file_end - br->file_at < CHUNK_BYTES ? br->file_end - br->file_at : CHUNK_BYTES;
+  if (!pg_read_at(br->chunk, br->file_at, n)) n = 0, br->file_end = br->file_at; // the file is shorter
+  br->data = br->chunk;
+  br->size = n;
+  br->pos = 0;
+  br->file_at += n;
 }
 
 static inline void refill(PgBitReader *br) {
-  while (br->count <= 56 && br->pos < br->size) {
+  while (br->count <= 56) {
+    if (br->pos == br->size) {
+      if (br->file_at == br->file_end) return;
+      next_chunk(br);
+      continue;
+    }
     br->bits |= (uint64_t)br->data[br->pos++] << br->count;
     br->count += 8;
   }

@@ -223,16 +223,16 @@ static int opened(PgVp8l **out, PgVp8l *d, int status) {
 int pg_vp8l_open_stream(PgVp8l **out, const uint8_t *data, size_t size, int width, int height) {
   PgVp8l *d = calloc(1, sizeof *d);
   if (!d) return opened(out, NULL, PG_NO_MEMORY);
-  pg_bits_open(&d->br, data, size);
+  pg_bits_open(&d->br, data, 0, size);
   d->width = width;
   d->height = height;
   return opened(out, d, open_stream(d));
 }
 
-int pg_vp8l_open(PgVp8l **out, const uint8_t *data, size_t size, int width, int height) {
+int pg_vp8l_open(PgVp8l **out, const uint8_t *data, size_t offset, size_t size, int width, int height) {
   PgVp8l *d = calloc(1, sizeof *d);
   if (!d) return opened(out, NULL, PG_NO_MEMORY);
-  pg_bits_open(&d->br, data, size);
+  if (pg_bits_open(&d->br, data, offset, size) != PG_OK) return opened(out, d, PG_NO_MEMORY);
   // Signature, 14 bits each of width - 1 and height - 1, the alpha hint, a 3-bit version (0).
   int ok = pg_bits_read(&d->br, 8) == 0x2f;
   d->width = (int)pg_bits_read(&d->br, 14) + 1;
@@ -269,6 +269,7 @@ void pg_vp8l_free(PgVp8l *d) {
   if (!d) return;
   for (int i = 0; i < d->transform_count; i++) pg_transform_free(&d->transforms[i]);
   coded_free(&d->image);
+  pg_bits_close(&d->br);
   free(d->row);
   free(d->spare);
   free(d);

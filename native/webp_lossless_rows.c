@@ -1,5 +1,6 @@
 // A lossless WebP's rows (webp_rows.h) from our own VP8L decoder (vp8l.h), where libwebp would
-// decode the whole ARGB image first (4 bytes a pixel). Each ARGB row becomes YUV the way
+// decode the whole ARGB image first (4 bytes a pixel). The file need not be in WASM memory: the
+// decoder can read it from JavaScript a chunk at a time. Each ARGB row becomes YUV the way
 // libwebp's decoder makes it for a YUV output buffer (its own WebPConvertARGBToY and
 // WebPConvertARGBToUV: chroma stored on even rows, averaged in on odd ones), so the samples are
 // the ones libwebp's decode into planes gave; rows go out in pairs once their chroma is done.
@@ -11,12 +12,41 @@
 #include "vp8l.h"
 #include "webp_rows.h"
 
+int pg_webp_features(const uint8_t *data, size_t size, WebPBitstreamFeatures *features, size_t *vp8l_offset) {
+  // Without `data`, a start of the file long enough for its headers (metadata chunks such as
+  // ICCP may come first): 4 KB, then 8 times more until they are whole.
+  uint8_t *start = NULL;
+  size_t n = size;
+  VP8StatusCode status = VP8_STATUS_NOT_ENOUGH_DATA;
+  for (size_t want = 4096; status == VP8_STATUS_NOT_ENOUGH_DATA; want *= 8) {
+    if (!data) {
+      n = want < size ? want : size;
+      free(start);
+      if (!(start = malloc(n))) return PG_NO_MEMORY;
+      if (!pg_read_at(start, 0, n)) n = 0;
+    }
+    const uint8_t *head = data ? data : start;
+    status = WebPGetFeatures(head, n, features);
+    WebPHeaderStructure headers = {.data = head, .data_size = n, .have_all_data = n == size};
+    if (status == VP8_STATUS_OK) status = WebPParseHeaders(&headers);
+    if (status == VP8_STATUS_UNSUPPORTED_FEATURE && features->has_animation) status = VP8_STATUS_OK; // an animation: told below
+    *vp8l_offset = headers.offset;
+    if (data || n == size) break;
+  }
+  free(start);
+  if (status == VP8_STATUS_UNSUPPORTED_FEATURE) return PG_UNSUPPORTED;
+  return status == VP8_STATUS_OK ? PG_OK : PG_INVALID;
+}
+
 int pg_webp_lossless_rows(const uint8_t *data, size_t size, int width, int height, int alpha, PgYuvRow each, void *sink) {
-  WebPHeaderStructure headers = {.data = data, .data_size = size, .have_all_data = 1};
-  if (WebPParseHeaders(&headers) != VP8_STATUS_OK || !headers.is_lossless) return PG_INVALID;
+  WebPBitstreamFeatures features;
+  size_t offset;
+  int status = pg_webp_features(data, size, &features, &offset);
+  if (status != PG_OK) return status;
+  if (features.format != 2 || features.has_animation) return PG_INVALID;
   PgVp8l *decoder;
   // As libwebp: the stream runs to the end of the file.
-  int status = pg_vp8l_open(&decoder, headers.data + headers.offset, headers.data_size - headers.offset, width, height);
+  status = pg_vp8l_open(&decoder, data, offset, size - offset, width, height);
   if (status != PG_OK) return status;
   WebPInitConvertARGBToYUV();
   size_t cw = (size_t)(width + 1) / 2;

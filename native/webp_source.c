@@ -5,20 +5,23 @@
 //         alpha) besides the decoders' few rows (a lossless file's window: up to 4 MB);
 //   JPEG: straight into the encoder, as full-range YCbCr flattened onto black; no plane of the
 //         picture is ever whole.
-// Animations are left to the TypeScript path (PG_UNSUPPORTED), which takes their first frame.
+// A lossless file may be left out of WASM memory (`data` NULL): our decoder reads it from
+// JavaScript a chunk at a time. Animations are left to the TypeScript path (PG_UNSUPPORTED),
+// which takes their first frame.
 #include <stdlib.h>
 #include <string.h>
 #include <webp/decode.h>
 #include <webp/encode.h>
 #include "pixelgate.h"
+#include "vp8l.h"
 #include "webp_rows.h"
 
 // Reads the file's features, checked against the size the caller read from the header.
 static int open_webp(const uint8_t *data, size_t size, int width, int height, WebPDecoderConfig *config) {
   if (!WebPInitDecoderConfig(config)) return PG_ENCODE_FAILED;
-  VP8StatusCode status = WebPGetFeatures(data, size, &config->input);
-  if (status == VP8_STATUS_UNSUPPORTED_FEATURE) return PG_UNSUPPORTED;
-  if (status != VP8_STATUS_OK) return PG_INVALID;
+  size_t vp8l_offset;
+  int status = pg_webp_features(data, size, &config->input, &vp8l_offset);
+  if (status != PG_OK) return status;
   if (config->input.has_animation) return PG_UNSUPPORTED;
   if (config->input.width != width || config->input.height != height) return PG_INVALID;
   return PG_OK;

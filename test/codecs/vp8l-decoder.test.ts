@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { decodeImage, readHeader, type RasterImage } from "../../src/codecs/index.ts";
 import { transcodeToPng, transcodeWebp } from "../../src/codecs/native.ts";
 import { encodeImage } from "../../src/codecs/index.ts";
-import { distinctColors, gradient, gradientWithAlpha, image, jsquashWebp, maxDiff, pixelgateError, quadrantScene, riffChunks } from "./support.ts";
+import { ascii, concat, distinctColors, gradient, gradientWithAlpha, image, jsquashWebp, maxDiff, pixelgateError, quadrantScene, riffChunks } from "./support.ts";
 
 /** Deterministic pseudo-random bytes (a 32-bit LCG). */
 function randomBytes(seed: number): () => number {
@@ -119,6 +119,26 @@ describe("our VP8L decoder against libwebp's", () => {
     const webp = await jsquashWebp(repeated(1024, 1200), { lossless: 1, method: 3, quality: 90 });
     expect(webp.length).toBeLessThan(1024 * 1200 * 3 * 0.6);
     await expectGeneralPixels("repeated", webp);
+  });
+
+  it("a lossless file read from JavaScript in pieces, behind 40 KB of colour profile", async () => {
+    const picture = photo(97, 61, true);
+    const vp8l = riffChunks(await jsquashWebp(picture, { lossless: 1, exact: 1 })).find(([type]) => type === "VP8L")![1];
+    const chunk = (type: string, payload: Uint8Array) => {
+      const header = new Uint8Array(8);
+      header.set(ascii(type));
+      new DataView(header.buffer).setUint32(4, payload.length, true);
+      return concat(header, payload, new Uint8Array(payload.length & 1));
+    };
+    // VP8X: ICC profile and alpha flags, then the 24-bit canvas width - 1 and height - 1.
+    const vp8x = new Uint8Array([0x30, 0, 0, 0, 96, 0, 0, 60, 0, 0]);
+    const body = concat(ascii("WEBP"), chunk("VP8X", vp8x), chunk("ICCP", new Uint8Array(40_000).fill(7)), chunk("VP8L", vp8l));
+    const webp = concat(ascii("RIFF"), new Uint8Array(new Uint32Array([body.length]).buffer), body);
+    await expectGeneralPixels("behind a profile", webp);
+    const header = readHeader(webp, "webp");
+    const toJpeg = transcodeWebp(webp, header, "jpeg", 90)!;
+    expect(readHeader(toJpeg, "jpeg")).toMatchObject({ width: 97, height: 61 });
+    await expectAlphaKept("behind a profile", webp);
   });
 
   it("ALPH of lossy files: raw and VP8L, every filter, levels quantised", async () => {
