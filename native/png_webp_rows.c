@@ -4,16 +4,15 @@
 // upsampling, alpha straight), which is what the general path's decoder hands out.
 //
 // Lossy (VP8): the decoding loop of VP8Decode run one macroblock row at a time as the writer
-// asks for rows. libwebp's own RGBA output stage (WebPInitCustomIo: upsampler, alpha) writes each
+// asks for rows. libwebp's own RGBA output stage (WebPInitCustomIo: upsampler) writes each
 // call's rows into a band of ours; its output buffer's address is moved before every call so
 // that the rows it is about to write land at the band's start. The band holds the few rows one
-// macroblock row produces; the alpha plane (ALPH) is held whole by libwebp, 1 byte a pixel.
+// macroblock row produces. The alpha plane (ALPH) is kept from libwebp, which would hold it
+// whole: our own decoder (alpha_rows.c) hands its rows out as the band's rows come.
 //
-// Lossless (VP8L): libwebp decodes into a whole ARGB image of its own (4 bytes a pixel: its
-// backward references reach anywhere above), so no decoder can hand rows out one at a time. A
-// pass decodes bands of rows with libwebp's crop window (it stops at the band's last row), so
-// besides libwebp's image only the band (at most BAND_BYTES) is held; a band further down costs
-// decoding the rows above it again.
+// Lossless (VP8L): our own decoder (vp8l.h) hands the rows out one at a time; it holds a window
+// of the last pixels decoded (4 MB at most), not the image, and reads the file from JavaScript
+// when it is not in WASM memory (`data` NULL, as for a PNG).
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +20,8 @@
 #include "src/dec/vp8i_dec.h"
 #include "src/dec/webpi_dec.h"
 #include "png_sink.h"
+#include "vp8l.h"
 
-#define BAND_BYTES (8u << 20)
 // Rows one macroblock row can emit: 16, the loop filter's delayed rows (up to 8) and the
 // upsampler's one row of delay.
 enum { LOSSY_BAND_ROWS = 32 };
@@ -37,6 +36,10 @@ typedef struct {
   int lossless;
   uint8_t *band;
   int band_capacity, band_first, band_rows;
+  PgAlphaRows *alpha;           // lossy: the ALPH chunk's rows, or NULL
+  int alpha_status;
+  PgVp8l *vp8l;                 // lossless
+  size_t vp8l_offset;           // where its stream starts in the file
 } WebpRows;
 
 static size_t stride_of(const PgRows *r) { return (size_t)r->source_width * 4; }
@@ -51,6 +54,12 @@ static int put_into_band(const VP8Io *io) {
   w->band_first = first;
   w->band_rows = w->params.last_y - first;
   if (w->band_rows > w->band_capacity) pg_fail(PG_ENCODE_FAILED); // never: a macroblock row's rows
+  for (int i = 0; w->alpha && i < w->band_rows; i++) { // the rows come in order, as the alpha's do
+    const uint8_t *alpha = pg_alpha_row(w->alpha, &w->alpha_status);
+    if (!alpha) return 0;
+    uint8_t *rgba = w->band + (size_t)i * w->output.u.RGBA.stride;
+    for (int x = 0; x < io->width; x++) rgba[4 * x + 3] = alpha[x];
+  }
   return 1;
 }
 
@@ -81,10 +90,12 @@ static int lossy_start(WebpRows *w, PgRows *r) {
   w->io.put = put_into_band;
   VP8Decoder *dec = w->vp8 = VP8New();
   if (!dec) return PG_NO_MEMORY;
-  dec->alpha_data_ = headers.alpha_data;
-  dec->alpha_data_size_ = headers.alpha_data_size;
   if (!VP8GetHeaders(dec, &w->io)) return dec->status_ == VP8_STATUS_OUT_OF_MEMORY ? PG_NO_MEMORY : PG_INVALID;
   if (w->io.width != r->source_width || w->io.height != r->source_height) return PG_INVALID;
+  if (headers.alpha_data) { // libwebp is not told of it (it would allocate the plane whole)
+    int status = pg_alpha_open(&w->alpha, headers.alpha_data, headers.alpha_data_size, w->io.width, w->io.height);
+    if (status != PG_OK) return status;
+  }
   w->critical = 1;
   if (VP8EnterCritical(dec, &w->io) != VP8_STATUS_OK || !VP8InitFrame(dec, &w->io)) return PG_INVALID;
   dec->mb_y_ = 0;
@@ -105,22 +116,24 @@ static int lossy_step(WebpRows *w) {
   return 1;
 }
 
-// ---- Lossless: the band [first, first + rows) through libwebp's crop window.
+// ---- Lossless: our decoder, a row at a time (ARGB words to RGBA bytes).
 
-static void lossless_band(WebpRows *w, PgRows *r, int first) {
-  int rows = r->source_height - first < w->band_capacity ? r->source_height - first : w->band_capacity;
-  WebPDecoderConfig config;
-  if (!WebPInitDecoderConfig(&config)) pg_fail(PG_ENCODE_FAILED);
-  config.options.use_cropping = 1;
-  config.options.crop_width = r->source_width;
-  config.options.crop_top = first;
-  config.options.crop_height = rows;
-  set_rgba_output(w, r, w->band, rows);
-  config.output = w->output;
-  VP8StatusCode status = WebPDecode(r->data, r->size, &config);
-  if (status != VP8_STATUS_OK) pg_fail(status == VP8_STATUS_OUT_OF_MEMORY ? PG_NO_MEMORY : PG_INVALID);
-  w->band_first = first;
-  w->band_rows = rows;
+static int lossless_start(WebpRows *w, PgRows *r) {
+  // As libwebp: the stream runs to the end of the file (here, or read from JavaScript).
+  return pg_vp8l_open(&w->vp8l, r->data, w->vp8l_offset, r->size - w->vp8l_offset, r->source_width, r->source_height);
+}
+
+static void lossless_row(WebpRows *w, PgRows *r, int y) {
+  int status;
+  const uint32_t *argb = pg_vp8l_row(w->vp8l, &status);
+  if (!argb) pg_fail(status);
+  for (int x = 0; x < r->source_width; x++) {
+    uint32_t p = argb[x];
+    uint8_t *q = w->band + 4 * (size_t)x;
+    q[0] = (uint8_t)(p >> 16), q[1] = (uint8_t)(p >> 8), q[2] = (uint8_t)p, q[3] = (uint8_t)(p >> 24);
+  }
+  w->band_first = y;
+  w->band_rows = 1;
 }
 
 // ---- PgRowSource
@@ -129,38 +142,44 @@ static int webp_start(PgRows *r) {
   WebpRows *w = r->state;
   if (!w) {
     WebPBitstreamFeatures features;
-    VP8StatusCode status = WebPGetFeatures(r->data, r->size, &features);
-    if (status == VP8_STATUS_UNSUPPORTED_FEATURE) return PG_UNSUPPORTED;
-    if (status != VP8_STATUS_OK) return PG_INVALID;
+    size_t vp8l_offset;
+    int status = pg_webp_features(r->data, r->size, &features, &vp8l_offset);
+    if (status != PG_OK) return status;
     if (features.has_animation) return PG_UNSUPPORTED; // the general path takes the first frame
     if (features.width != r->source_width || features.height != r->source_height) return PG_INVALID;
     w = r->state = calloc(1, sizeof *w);
     if (!w) return PG_NO_MEMORY;
+    w->vp8l_offset = vp8l_offset;
     w->lossless = features.format == 2;
     r->may_have_alpha = features.has_alpha;
-    int rows = (int)(BAND_BYTES / stride_of(r)) & ~1;
-    w->band_capacity = w->lossless ? (rows < 2 ? 2 : rows) : LOSSY_BAND_ROWS;
+    w->band_capacity = w->lossless ? 1 : LOSSY_BAND_ROWS;
     if (w->band_capacity > r->source_height) w->band_capacity = r->source_height;
     w->band = malloc(stride_of(r) * w->band_capacity);
     if (!w->band) return PG_NO_MEMORY;
   }
   w->band_first = w->band_rows = 0;
-  return w->lossless ? PG_OK : lossy_start(w, r);
+  return w->lossless ? lossless_start(w, r) : lossy_start(w, r);
 }
 
 static const uint8_t *webp_next(PgRows *r) {
   WebpRows *w = r->state;
   int y = r->file_row - 1; // counted already by the caller
   while (y >= w->band_first + w->band_rows) {
-    if (w->lossless) lossless_band(w, r, y);
-    else if (!lossy_step(w)) pg_fail(w->vp8->status_ == VP8_STATUS_OUT_OF_MEMORY ? PG_NO_MEMORY : PG_INVALID);
+    if (w->lossless) lossless_row(w, r, y);
+    else if (!lossy_step(w)) pg_fail(w->alpha_status != PG_OK ? w->alpha_status : w->vp8->status_ == VP8_STATUS_OUT_OF_MEMORY ? PG_NO_MEMORY : PG_INVALID);
   }
   return w->band + (size_t)(y - w->band_first) * stride_of(r);
 }
 
 static void webp_stop(PgRows *r) {
   WebpRows *w = r->state;
-  if (!w || !w->vp8) return;
+  if (!w) return;
+  pg_vp8l_free(w->vp8l);
+  pg_alpha_free(w->alpha);
+  w->vp8l = NULL;
+  w->alpha = NULL;
+  w->alpha_status = PG_OK;
+  if (!w->vp8) return;
   if (w->critical) VP8ExitCritical(w->vp8, &w->io); // frees the output stage's memory
   VP8Delete(w->vp8);                                  // and the decoder's, the alpha plane's
   w->vp8 = NULL;

@@ -1,53 +1,43 @@
-// WebP to WebP or JPEG without an RGBA raster: libwebp's decoder writes YUV 4:2:0 (and the
-// alpha plane) into memory we hand it.
-//   WebP: that memory is the encoder's WebPPicture, so the image exists once (1.5 bytes a
-//         pixel, 2.5 with alpha) besides the decoder's own buffers.
-//   JPEG: a lossy file's rows go from libwebp's row callback straight into the encoder, as
-//         full-range YCbCr flattened onto black; no plane of the picture is ever whole.
-// A lossy (VP8) file decodes row by row. A lossless (VP8L) one is decoded by libwebp into a whole
-// ARGB image first (4 bytes a pixel) and converted to YUV from there (for JPEG, into planes of
-// ours, then rows), which src/codecs/recode-cost.ts counts separately. Animations are left to the TypeScript path
-// (PG_UNSUPPORTED), which takes their first frame.
+// WebP to WebP or JPEG without an RGBA raster: the file's YUV rows (webp_rows.h: a lossy file
+// through libwebp's VP8 decoder with our own for the alpha plane, a lossless one through our own
+// VP8L decoder) go
+//   WebP: into the encoder's WebPPicture, so the image exists once (1.5 bytes a pixel, 2.5 with
+//         alpha) besides the decoders' few rows (a lossless file's window: up to 4 MB);
+//   JPEG: straight into the encoder, as full-range YCbCr flattened onto black; no plane of the
+//         picture is ever whole.
+// A lossless file may be left out of WASM memory (`data` NULL): our decoder reads it from
+// JavaScript a chunk at a time. Animations are left to the TypeScript path (PG_UNSUPPORTED),
+// which takes their first frame.
 #include <stdlib.h>
+#include <string.h>
 #include <webp/decode.h>
 #include <webp/encode.h>
-#include "src/dec/vp8i_dec.h"
-#include "src/dec/webpi_dec.h"
 #include "pixelgate.h"
+#include "vp8l.h"
+#include "webp_rows.h"
 
 // Reads the file's features, checked against the size the caller read from the header.
 static int open_webp(const uint8_t *data, size_t size, int width, int height, WebPDecoderConfig *config) {
   if (!WebPInitDecoderConfig(config)) return PG_ENCODE_FAILED;
-  VP8StatusCode status = WebPGetFeatures(data, size, &config->input);
-  if (status == VP8_STATUS_UNSUPPORTED_FEATURE) return PG_UNSUPPORTED;
-  if (status != VP8_STATUS_OK) return PG_INVALID;
+  size_t vp8l_offset;
+  int status = pg_webp_features(data, size, &config->input, &vp8l_offset);
+  if (status != PG_OK) return status;
   if (config->input.has_animation) return PG_UNSUPPORTED;
   if (config->input.width != width || config->input.height != height) return PG_INVALID;
   return PG_OK;
 }
 
-// Decodes into `planes` (and `alpha`, when not null: one byte a pixel, `alpha_stride` apart).
-static int decode_into(const uint8_t *data, size_t size, WebPDecoderConfig *config, const PgPlanes *planes, uint8_t *alpha,
-                       int alpha_stride) {
-  int height = config->input.height, chroma_rows = (height + 1) / 2;
-  WebPDecBuffer *out = &config->output;
-  out->colorspace = alpha ? MODE_YUVA : MODE_YUV;
-  out->is_external_memory = 1;
-  WebPYUVABuffer *buf = &out->u.YUVA;
-  buf->y = planes->y;
-  buf->u = planes->u;
-  buf->v = planes->v;
-  buf->y_stride = planes->y_stride;
-  buf->u_stride = buf->v_stride = planes->uv_stride;
-  buf->y_size = (size_t)planes->y_stride * height;
-  buf->u_size = buf->v_size = (size_t)planes->uv_stride * chroma_rows;
-  buf->a = alpha;
-  buf->a_stride = alpha_stride;
-  buf->a_size = alpha ? (size_t)alpha_stride * height : 0;
-  VP8StatusCode status = WebPDecode(data, size, config);
-  WebPFreeDecBuffer(out); // external memory: only the decoder's own state
-  if (status == VP8_STATUS_OUT_OF_MEMORY) return PG_NO_MEMORY;
-  return status == VP8_STATUS_OK ? PG_OK : PG_INVALID;
+// A row into the encoder's picture (alpha opaque when the file has none).
+static void picture_row(void *sink, const uint8_t *y, const uint8_t *u, const uint8_t *v, const uint8_t *a, int row) {
+  WebPPicture *p = sink;
+  memcpy(p->y + (size_t)row * p->y_stride, y, (size_t)p->width);
+  if (!(row & 1)) {
+    memcpy(p->u + (size_t)(row >> 1) * p->uv_stride, u, (size_t)(p->width + 1) / 2);
+    memcpy(p->v + (size_t)(row >> 1) * p->uv_stride, v, (size_t)(p->width + 1) / 2);
+  }
+  if (!p->a) return;
+  if (a) memcpy(p->a + (size_t)row * p->a_stride, a, (size_t)p->width);
+  else memset(p->a + (size_t)row * p->a_stride, 0xff, (size_t)p->width);
 }
 
 // `data` is taken over: freed as soon as the pixels are decoded.
@@ -62,8 +52,8 @@ int pg_webp_to_webp(uint8_t *data, size_t size, int width, int height, float qua
   // The encoder leaves the alpha plane out again when every pixel turns out opaque.
   status = pg_yuv_picture(&picture, width, height, decoder.input.has_alpha);
   if (status != PG_OK) return status;
-  PgPlanes planes = {picture.y, picture.u, picture.v, picture.y_stride, picture.uv_stride};
-  status = decode_into(data, size, &decoder, &planes, picture.a, picture.a_stride);
+  if (decoder.input.format == 2) status = pg_webp_lossless_rows(data, size, width, height, decoder.input.has_alpha, picture_row, &picture);
+  else status = pg_webp_lossy_rows(data, size, picture_row, &picture);
   free(data);
   if (status != PG_OK) {
     WebPPictureFree(&picture);
@@ -79,79 +69,27 @@ typedef struct {
   PgRange range; // WebP's studio-range YUV (BT.601) as JPEG's full-range YCbCr
 } RowSink;
 
-// Rows first_row .. first_row + count - 1 of the picture: luma rows `y_stride` apart, chroma
-// rows (of the 2x2 cells) `uv_stride` apart starting with first_row's, alpha (or null) `a_stride`.
-// Each pixel is flattened onto black: in YCbCr, black is (0, 128, 128) and the mix is linear.
-static void write_rows(RowSink *sink, const uint8_t *y, const uint8_t *u, const uint8_t *v, const uint8_t *a, int y_stride,
-                       int uv_stride, int a_stride, int first_row, int count) {
+// A row of the picture (its luma, its 2x2 cells' chroma, its alpha or null) into the JPEG
+// encoder. Each pixel is flattened onto black: in YCbCr, black is (0, 128, 128) and the mix is
+// linear.
+static void jpeg_row(void *to, const uint8_t *y, const uint8_t *u, const uint8_t *v, const uint8_t *a, int row) {
+  RowSink *sink = to;
+  (void)row;
   int width = (int)sink->encoder->co.image_width;
-  for (int i = 0; i < count; i++) {
-    const uint8_t *luma = y + (size_t)i * y_stride, *alpha = a ? a + (size_t)i * a_stride : NULL;
-    size_t cell = (size_t)(((first_row + i) >> 1) - (first_row >> 1)) * uv_stride;
-    JSAMPLE *out = sink->row;
-    for (int x = 0; x < width; x++, out += 3) {
-      int cb = sink->range.chroma[u[cell + x / 2]], cr = sink->range.chroma[v[cell + x / 2]], lum = sink->range.luma[luma[x]];
-      if (alpha && alpha[x] != 255) {
-        int k = alpha[x];
-        lum = (lum * k + 127) / 255;
-        cb = (cb * k + 128 * (255 - k) + 127) / 255;
-        cr = (cr * k + 128 * (255 - k) + 127) / 255;
-      }
-      out[0] = (JSAMPLE)lum;
-      out[1] = (JSAMPLE)cb;
-      out[2] = (JSAMPLE)cr;
+  JSAMPLE *out = sink->row;
+  for (int x = 0; x < width; x++, out += 3) {
+    int cb = sink->range.chroma[u[x / 2]], cr = sink->range.chroma[v[x / 2]], lum = sink->range.luma[y[x]];
+    if (a && a[x] != 255) {
+      int k = a[x];
+      lum = (lum * k + 127) / 255;
+      cb = (cb * k + 128 * (255 - k) + 127) / 255;
+      cr = (cr * k + 128 * (255 - k) + 127) / 255;
     }
-    jpeg_write_scanlines(&sink->encoder->co, &sink->row, 1);
+    out[0] = (JSAMPLE)lum;
+    out[1] = (JSAMPLE)cb;
+    out[2] = (JSAMPLE)cr;
   }
-}
-
-// libwebp's row callback: the rows just decoded (and their alpha), straight to the encoder.
-static int put_rows(const VP8Io *io) {
-  write_rows(io->opaque, io->y, io->u, io->v, io->a, io->y_stride, io->uv_stride, io->width, io->mb_y, io->mb_h);
-  return 1;
-}
-
-// A lossy file decoded the way WebPDecode does it, but with our row callback instead of an
-// output buffer: the picture never exists whole, only libwebp's few rows of cache (and its
-// alpha plane, when there is one).
-static int stream_lossy(const uint8_t *data, size_t size, RowSink *sink) {
-  WebPHeaderStructure headers = {.data = data, .data_size = size, .have_all_data = 1};
-  if (WebPParseHeaders(&headers) != VP8_STATUS_OK || headers.is_lossless) return PG_INVALID;
-  VP8Io io;
-  if (!VP8InitIo(&io)) return PG_ENCODE_FAILED;
-  io.data = headers.data + headers.offset;
-  io.data_size = headers.data_size - headers.offset;
-  io.put = put_rows;
-  io.opaque = sink;
-  VP8Decoder *decoder = VP8New();
-  if (!decoder) return PG_NO_MEMORY;
-  decoder->alpha_data_ = headers.alpha_data;
-  decoder->alpha_data_size_ = headers.alpha_data_size;
-  int ok = VP8GetHeaders(decoder, &io) && VP8Decode(decoder, &io);
-  VP8StatusCode status = decoder->status_;
-  VP8Delete(decoder);
-  if (!ok) return status == VP8_STATUS_OUT_OF_MEMORY ? PG_NO_MEMORY : PG_INVALID;
-  return sink->encoder->co.next_scanline == sink->encoder->co.image_height ? PG_OK : PG_INVALID;
-}
-
-// A lossless file: libwebp holds it whole as ARGB anyway, so it is decoded into YUV planes of
-// ours (the file freed), then written as rows.
-static int lossless_rows(uint8_t *data, size_t size, WebPDecoderConfig *decoder, RowSink *sink, int quality) {
-  int width = decoder->input.width, height = decoder->input.height, cw = (width + 1) / 2;
-  size_t luma = (size_t)width * height, chroma = (size_t)cw * ((height + 1) / 2);
-  uint8_t *pixels = malloc(luma + 2 * chroma + (decoder->input.has_alpha ? luma : 0));
-  if (!pixels) return PG_NO_MEMORY;
-  PgPlanes planes = {pixels, pixels + luma, pixels + luma + chroma, width, cw};
-  uint8_t *alpha = decoder->input.has_alpha ? pixels + luma + 2 * chroma : NULL;
-  int status = decode_into(data, size, decoder, &planes, alpha, width);
-  free(data);
-  if (status == PG_OK) {
-    // Started only now: its coefficient arrays (3 bytes a pixel) take the ARGB image's place.
-    pg_jpeg_start(sink->encoder, width, height, JCS_YCbCr, quality);
-    write_rows(sink, planes.y, planes.u, planes.v, alpha, width, cw, width, 0, height);
-  }
-  free(pixels);
-  return status;
+  jpeg_write_scanlines(&sink->encoder->co, &sink->row, 1);
 }
 
 // `data` is taken over: freed once decoded.
@@ -164,13 +102,11 @@ int pg_webp_to_jpeg(uint8_t *data, size_t size, int width, int height, int quali
   RowSink sink = {&encoder, malloc((size_t)width * 3)};
   if (!sink.row) return PG_NO_MEMORY;
   pg_range_expand(&sink.range);
-  if (decoder.input.format == 2) {
-    status = lossless_rows(data, size, &decoder, &sink, quality);
-  } else {
-    pg_jpeg_start(&encoder, width, height, JCS_YCbCr, quality);
-    status = stream_lossy(data, size, &sink);
-    free(data);
-  }
+  pg_jpeg_start(&encoder, width, height, JCS_YCbCr, quality);
+  if (decoder.input.format == 2) status = pg_webp_lossless_rows(data, size, width, height, decoder.input.has_alpha, jpeg_row, &sink);
+  else status = pg_webp_lossy_rows(data, size, jpeg_row, &sink);
+  free(data);
+  if (status == PG_OK && encoder.co.next_scanline != encoder.co.image_height) status = PG_INVALID;
   free(sink.row);
   if (status != PG_OK) return status;
   pg_jpeg_finish(&encoder);

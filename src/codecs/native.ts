@@ -20,6 +20,7 @@ import nativeWasm from "./native/pixelgate-codecs.wasm";
 import type { RasterImage } from "./formats.ts";
 import type { Orientation } from "./orientation.ts";
 import { imageHasAlpha } from "./raster.ts";
+import { readWebpLayout } from "./webp.ts";
 
 /** "baseline-jpeg": one sequential scan (SOF0), as a TIFF's JPEG strip must be; "jpeg" is progressive. */
 export type NativeTarget = "webp" | "jpeg" | "baseline-jpeg";
@@ -183,14 +184,26 @@ export function transcodeWebp(bytes: Uint8Array, size: { width: number; height: 
   return runNative(
     target,
     (native) => {
-      const input = copyIn(native, bytes);
+      const input = readInPieces(bytes) ? 0 : copyIn(native, bytes);
       const run = target === "webp" ? native.pg_webp_to_webp : native.pg_webp_to_jpeg;
       // The module owns `input` from here and frees it once decoded.
       return run(input, bytes.length, size.width, size.height, quality);
     },
-    undefined,
+    bytes,
     { webp },
   );
+}
+
+/**
+ * A lossless WebP is read by our own VP8L decoder, which takes the file from JavaScript a chunk
+ * at a time (pg_read_at) instead of a copy in WASM memory (libwebp's lossy decoder needs one).
+ */
+function readInPieces(bytes: Uint8Array): boolean {
+  try {
+    return readWebpLayout(bytes).lossless;
+  } catch {
+    return false;
+  }
 }
 
 /** The file copied into the instance's memory; the address the module takes over. */
@@ -299,7 +312,7 @@ const ROW_SOURCE_KIND = { jpeg: 0, png: 1, webp: 2 } as const;
  * through pg_read_at instead.
  */
 function rowSource(native: NativeExports, bytes: Uint8Array, input: keyof typeof ROW_SOURCE_KIND): RowSource {
-  return [ROW_SOURCE_KIND[input], input === "png" ? 0 : copyIn(native, bytes), bytes.length];
+  return [ROW_SOURCE_KIND[input], input === "png" || (input === "webp" && readInPieces(bytes)) ? 0 : copyIn(native, bytes), bytes.length];
 }
 
 /**

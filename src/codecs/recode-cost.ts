@@ -19,13 +19,20 @@ const NATIVE_BYTES_PER_PIXEL = {
   // Still WebP, lossy: decoded into the WebP encoder's YUV planes, or streamed as rows into
   // the JPEG encoder (its coefficients, 3 B/px, are then the picture's only whole copy).
   webpLossy: { webp: 2.5, jpeg: 3.6 },
-  // VP8L goes through a whole ARGB image inside libwebp (4 B/px) before the planes are written.
-  webpLossless: { webp: 5.7, jpeg: 5.9 },
-  // The ALPH plane is held whole inside libwebp, twice, plus 4 B/px when its stream uses more
-  // than a palette. To WebP (our alpha coder): 25.8, 51.1 and 99.2 MB of WASM at 4, 8 and 12 MP
-  // (lossy), 28.4, 55.7 and 82.8 (lossless).
-  webpAlpha: { webp: 9, jpeg: 10.3 },
-  webpLosslessAlpha: { webp: 7.5, jpeg: 6.6 },
+  // VP8L through our own decoder a row at a time (native/vp8l.h): a window of recent pixels
+  // (4 MB at most) instead of libwebp's whole ARGB image (4 B/px, 5.7 and 5.9 before), the file
+  // read from JavaScript in 64 KB pieces rather than copied into WASM memory. The 14 MB 12 MP
+  // photo, whole request: to WebP 15.8, 30.1 and 44.3 MiB at 4, 8 and 12 MP (93.4 before), to
+  // JPEG 15.2, 21.8 and 26.3 (95.1). Priced as a lossy file's, with room for a denser
+  // picture's WebP tokens, which the upload does not tell here.
+  webpLossless: { webp: 3.0, jpeg: 3.6 },
+  // The ALPH plane from our own decoder a row at a time (native/alpha_rows.c; libwebp held it
+  // whole, twice, and a lossless stream's whole ARGB image: 9 and 10.3 before); the WebP
+  // encoder's picture holds it (1 B/px). The cut-out photo, whole request, at 4, 8 and 12 MP:
+  // lossy to WebP 15.0, 26.8 and 36.5 MiB (101.9 before), to JPEG 10.0, 11.9 and 13.4; lossless
+  // (7.4 MB at 12 MP) to WebP 17.4 and 47.3 at 4 and 12 MP (92.2 before), to JPEG 12.1 and 19.8.
+  webpAlpha: { webp: 3.5, jpeg: 3.6 },
+  webpLosslessAlpha: { webp: 4.0, jpeg: 3.6 },
   // libheif's instance (~4.7 B/px at its peak, 6.4 with an alpha plane) and the planes copied
   // out of it; the encoder comes after libheif is gone and needs less.
   heic: { webp: 6.2, jpeg: 6.2 },
@@ -261,19 +268,23 @@ export function heicBytesPerPixel(alpha: boolean, to: NativeEncoderTarget, tiles
  * upload's density (measured 4 and 12 MP, memory child of `npm run bench:codecs`): a lossless
  * PNG came out 14 to 16 times a lossy WebP, 1.35 times a lossless one, 6 times a HEIC; a
  * palette file 3.4, 0.27 and 1.9 times. WASM: a lossy WebP is decoded a macroblock row at a time
- * (0.3 B/px at 12 MP), but libwebp holds a lossless file's whole ARGB image (4 B/px, plus the
- * 8 MB band: 69.9 MB at 12 MP) and the ALPH plane's (72.6 MB at 12 MP); below quality 100 the
- * colour histogram adds up to 10 MB. A HEIC's planes (1.5 B/px, 2.5 with alpha) stay in
- * JavaScript while the PNG is written.
+ * (0.3 B/px at 12 MP), its ALPH plane and a lossless file by our own decoder a row at a time
+ * (native/vp8l.h: a window of up to 4 MB of recent pixels; libwebp held the whole plane, 72.6 MB
+ * at 12 MP, or the whole ARGB image, 69.9). Measured WASM at 4, 8 and 12 MP: with alpha 7.0,
+ * 7.4 and 7.9 MiB lossless, 15.2 and 16.0 (4, 12) palette (17.5 MiB in all at 4 MP: priced 1.0,
+ * the histogram and the window being most of it at that size); a lossless file (read from
+ * JavaScript in pieces) 5.8 to 5.9 MiB at 4, 8 and 12 MP lossless, 7.2 and 9.8 palette.
+ * Below quality 100 the colour histogram adds up to 10 MB. A HEIC's planes (1.5 B/px, 2.5 with
+ * alpha) stay in JavaScript while the PNG is written.
  */
 const NATIVE_PNG_FROM = {
   lossless: {
     file: { webp: { perInputByte: 16, most: 3.1 }, webpLossless: { perInputByte: 1.5, most: 4.1 }, heic: { perInputByte: 8, most: 3.1 } },
-    wasm: { webp: 0.4, webpAlpha: 6.5, webpLossless: 6.2, heic: 0.3 },
+    wasm: { webp: 0.4, webpAlpha: 0.5, webpLossless: 0.5, heic: 0.3 },
   },
   palette: {
     file: { webp: { perInputByte: 4, most: 1.05 }, webpLossless: { perInputByte: 0.5, most: 1.05 }, heic: { perInputByte: 2.5, most: 1.05 } },
-    wasm: { webp: 0.6, webpAlpha: 7.4, webpLossless: 6.5, heic: 0.6 },
+    wasm: { webp: 0.6, webpAlpha: 1.0, webpLossless: 0.8, heic: 0.6 },
   },
 } as const;
 

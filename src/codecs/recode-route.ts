@@ -98,9 +98,8 @@ function readerRoute(bytes: Uint8Array, input: InputFormat, target: ImageFormat,
   }
   if (input === "webp") {
     const layout = readWebpLayout(bytes);
-    // The general path takes an animation's first frame; a turned lossless file would be
-    // decoded whole (libwebp's ARGB image) for every band of every pass.
-    if (layout.animated || (banded && layout.lossless)) return null;
+    // The general path takes an animation's first frame.
+    if (layout.animated) return null;
     if (target === "png") return { input, orientation, bytesPerPixel: webpToPngBytesPerPixel(bytes, layout, pixels, quality, banded) };
     if (target === "gif" || target === "bmp") return { input, orientation, bytesPerPixel: rowWriterBytesPerPixel(bytes, layout, target, pixels, banded, false) };
     return encoder ? { input, orientation, bytesPerPixel: webpBytesPerPixel(layout, encoder) } : null;

@@ -20,6 +20,7 @@ import { FAKE_IMAGE_ORIGIN } from "../input/fake-image-host.ts";
 import { prng } from "../support/prng.ts";
 import { ALPHA_HEIC, BT709_STUDIO_HEIC, GRID_HEIC, QUADRANTS_HEIC, TURNED_HEIC } from "../fixtures/heic.ts";
 import { readHeifItems } from "../../src/codecs/heif-items.ts";
+import { vp8lCopyBeforeStart, vp8lIncompleteCode, vp8lManyGroups, vp8lStripes } from "./vp8l-streams.ts";
 
 export type CaseGroup =
   | "colour"
@@ -895,6 +896,30 @@ export async function buildCorpus(): Promise<Corpus> {
     malformed("webp-anmf-outside-canvas", "An animated WebP whose first frame is placed at (200, 200) on a 48x32 canvas.", anim, "webp");
   }
   malformed("webp-chunk-size-4gb", "A WebP whose first chunk claims 4 GB.", patched(webp, 16, u32le(0xffff_fff0)), "webp");
+  {
+    // WebP lossless, hand-built (vp8l-streams.ts): the whole stream decodes; cut, or with a copy
+    // before the first pixel, or an incomplete prefix code, it must not.
+    const stripes = vp8lStripes(64, 64);
+    ok({ name: "webp-vp8l-hand-built", group: "truncated", why: "A 64x64 lossless WebP written bit by bit: the control for the damaged ones below.", ...file(riffWebp(riffChunk("VP8L", stripes)), "image/webp", "webp"), expect: { status: 200, originalFormat: "webp" } });
+    bad({ name: "webp-vp8l-pixels-cut", group: "truncated", why: "The same lossless WebP with its pixel data cut to a third.", ...file(riffWebp(riffChunk("VP8L", stripes.subarray(0, Math.floor(stripes.length / 3)))), "image/webp", "webp"), expect: INVALID });
+    malformed("webp-vp8l-copy-before-start", "A lossless WebP whose first pixel is a copy of the pixel above it.", riffWebp(riffChunk("VP8L", vp8lCopyBeforeStart(64, 64))), "webp");
+    malformed("webp-vp8l-incomplete-code", "A lossless WebP whose green code leaves half its bit patterns without a symbol.", riffWebp(riffChunk("VP8L", vp8lIncompleteCode(64, 64))), "webp");
+    malformed(
+      "webp-vp8l-80mb-of-codes",
+      "A 512x512 lossless WebP whose entropy image names 16,384 groups of full prefix codes (64 MB of decoding tables): refused as too large before they are built.",
+      riffWebp(riffChunk("VP8L", vp8lManyGroups())),
+      "webp",
+      TOO_LARGE,
+    );
+    // A lossy WebP with alpha: its ALPH chunk's reserved bits set, or its stream cut short.
+    const cutOut = sourceImage();
+    for (let i = 3; i < cutOut.data.length; i += 8) cutOut.data[i] = 0;
+    const chunks = webpChunks(await encodeImage(cutOut, "webp"));
+    const withAlph = (alph: Uint8Array) => riffWebp(...chunks.map(([fourcc, payload]) => riffChunk(fourcc, fourcc === "ALPH" ? alph : payload)));
+    const alph = chunks.find(([fourcc]) => fourcc === "ALPH")![1];
+    malformed("webp-alph-reserved-bits", "A lossy WebP with alpha whose ALPH header sets its two reserved bits.", withAlph(concat(new Uint8Array([alph[0]! | 0xc0]), alph.subarray(1))), "webp");
+    malformed("webp-alph-stream-cut", "A lossy WebP with alpha whose ALPH chunk keeps only its first 3 bytes.", withAlph(alph.subarray(0, 3)), "webp");
+  }
   malformed(
     "jpeg-sos-before-sof",
     "A JPEG with a scan (SOS) before any frame header.",
