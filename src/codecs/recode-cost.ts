@@ -23,16 +23,17 @@ const NATIVE_BYTES_PER_PIXEL = {
   // (4 MB at most) instead of libwebp's whole ARGB image (4 B/px, 5.7 and 5.9 before), the file
   // read from JavaScript in 64 KB pieces rather than copied into WASM memory. The 14 MB 12 MP
   // photo, whole request: to WebP 15.8, 30.1 and 44.3 MiB at 4, 8 and 12 MP (93.4 before), to
-  // JPEG 15.2, 21.8 and 26.3 (95.1). Priced as a lossy file's, with room for a denser
-  // picture's WebP tokens, which the upload does not tell here.
-  webpLossless: { webp: 3.0, jpeg: 3.6 },
+  // JPEG 15.2, 21.8 and 26.3 (95.1). To WebP the route adds the densest picture's WebP
+  // (WEBP_DENSEST); beside it the decoder side measured 2.2 B/px more than a PNG's at 12 MP
+  // (binary noise coded as it goes, quality 70: 94.1 MiB), hence 4.
+  webpLossless: { webp: 4.0, jpeg: 3.6 },
   // The ALPH plane from our own decoder a row at a time (native/alpha_rows.c; libwebp held it
   // whole, twice, and a lossless stream's whole ARGB image: 9 and 10.3 before); the WebP
   // encoder's picture holds it (1 B/px). The cut-out photo, whole request, at 4, 8 and 12 MP:
   // lossy to WebP 15.0, 26.8 and 36.5 MiB (101.9 before), to JPEG 10.0, 11.9 and 13.4; lossless
   // (7.4 MB at 12 MP) to WebP 17.4 and 47.3 at 4 and 12 MP (92.2 before), to JPEG 12.1 and 19.8.
   webpAlpha: { webp: 3.5, jpeg: 3.6 },
-  webpLosslessAlpha: { webp: 4.0, jpeg: 3.6 },
+  webpLosslessAlpha: { webp: 5.0, jpeg: 3.6 }, // the same 1 B/px more than without alpha
   // libheif's instance (~4.7 B/px at its peak, 6.4 with an alpha plane) and the planes copied
   // out of it; the encoder comes after libheif is gone and needs less.
   heic: { webp: 6.2, jpeg: 6.2 },
@@ -88,14 +89,16 @@ export function webpOutputPerInputByte(quality: number): number {
  * headers (`alphaPerPixel`; random alpha measured 1.0). What each byte costs, measured on those
  * files with the request's body counted (memory child of `npm run bench:codecs`): with the
  * token buffer 24 (22.1 at most, libwebp's pages and WASM memory growing in steps), coded as it
- * goes 7 (at most 6.7: 2.4 to 3 times the file in WASM, libwebp's bitwriter and memory writer
- * both grown by doubling, and 3.7 in JavaScript, the file, the answer's base64 and its JSON);
- * the alpha chunk's bytes, which no token buffer or bitwriter holds, 4 (`alphaPerByte`: its
- * copies in JavaScript; no measured peak needed any).
- * Peaks at 12 MP coded as it goes: 93 to 121 MB (binary noise, quality 70 to 100), 175 MB for a
- * 20 MB upload of noise with alpha at 100: past the budget, so such a request is refused.
+ * goes 5 (2.4 to 3 times the file in WASM, libwebp's bitwriter and memory writer both grown by
+ * doubling, and the file in JavaScript; the answer's base64 is written in slices: 7 while it
+ * was one string, measured at most 3.7 since, the repeated noise tile at quality 80); the alpha
+ * chunk's bytes, which no token buffer or bitwriter holds, 1 (`alphaPerByte`: the alpha plane
+ * added 1.07 B/px at most to the same picture's peak, base figure included).
+ * Peaks at 12 MP coded as it goes: 72 to 94 MiB (binary noise, quality 70 to 100, PNG or
+ * lossless WebP), 137 MiB for a 20 MB upload of noise with alpha at 100: past the budget, so
+ * such a request is refused (scripts/bench/webp-densest.ts prints each against its estimate).
  */
-export const WEBP_DENSEST = { vp8PerPixelAt70: 0.8, vp8PerQualityStep: 0.0175, alphaPerPixel: 1.02, tokensPerByte: 24, lowMemoryPerByte: 7, alphaPerByte: 4 };
+export const WEBP_DENSEST = { vp8PerPixelAt70: 0.8, vp8PerQualityStep: 0.0175, alphaPerPixel: 1.02, tokensPerByte: 24, lowMemoryPerByte: 5, alphaPerByte: 1 };
 export function webpDensestPerPixel(quality: number, alpha: boolean): { vp8: number; alpha: number } {
   const vp8 = WEBP_DENSEST.vp8PerPixelAt70 + Math.max(0, quality - 70) * WEBP_DENSEST.vp8PerQualityStep;
   return { vp8, alpha: alpha ? WEBP_DENSEST.alphaPerPixel : 0 };
@@ -271,7 +274,7 @@ export function heicBytesPerPixel(alpha: boolean, to: NativeEncoderTarget, tiles
  * (0.3 B/px at 12 MP), its ALPH plane and a lossless file by our own decoder a row at a time
  * (native/vp8l.h: a window of up to 4 MB of recent pixels; libwebp held the whole plane, 72.6 MB
  * at 12 MP, or the whole ARGB image, 69.9). Measured WASM at 4, 8 and 12 MP: with alpha 7.0,
- * 7.4 and 7.9 MiB lossless, 15.2 and 16.0 (4, 12) palette (17.5 MiB in all at 4 MP: priced 1.0,
+ * 7.4 and 7.9 MiB lossless (priced 0.9: at 0.5 a 12 MP request came within 0.2 MiB of its estimate), 15.2 and 16.0 (4, 12) palette (17.5 MiB in all at 4 MP: priced 1.0,
  * the histogram and the window being most of it at that size); a lossless file (read from
  * JavaScript in pieces) 5.8 to 5.9 MiB at 4, 8 and 12 MP lossless, 7.2 and 9.8 palette.
  * Below quality 100 the colour histogram adds up to 10 MB. A HEIC's planes (1.5 B/px, 2.5 with
@@ -280,7 +283,7 @@ export function heicBytesPerPixel(alpha: boolean, to: NativeEncoderTarget, tiles
 const NATIVE_PNG_FROM = {
   lossless: {
     file: { webp: { perInputByte: 16, most: 3.1 }, webpLossless: { perInputByte: 1.5, most: 4.1 }, heic: { perInputByte: 8, most: 3.1 } },
-    wasm: { webp: 0.4, webpAlpha: 0.5, webpLossless: 0.5, heic: 0.3 },
+    wasm: { webp: 0.4, webpAlpha: 0.9, webpLossless: 0.5, heic: 0.3 },
   },
   palette: {
     file: { webp: { perInputByte: 4, most: 1.05 }, webpLossless: { perInputByte: 0.5, most: 1.05 }, heic: { perInputByte: 2.5, most: 1.05 } },
