@@ -251,25 +251,19 @@ static void put_le(uint8_t *at, uint32_t value, int bytes) {
   for (int i = 0; i < bytes; i++) at[i] = (uint8_t)(value >> (8 * i));
 }
 
-int pg_webp_with_alpha(const uint8_t *simple, size_t simple_size, const PgBitWriter *alpha, int width, int height, uint8_t **file, size_t *size) {
-  // libwebp wrote a simple file (RIFF header, then one VP8 chunk): the chunk is kept as it is,
+size_t pg_webp_alpha_headers(uint8_t *out, uint32_t simple_riff_size, const PgBitWriter *alpha, int width, int height) {
+  // libwebp writes a simple file (RIFF header, then one VP8 chunk): the chunk is kept as it is,
   // after a VP8X chunk that announces alpha and our ALPH chunk (padded to an even size).
-  size_t frame = simple_size - 12, alpha_padded = alpha->size + (alpha->size & 1);
-  size_t total = 12 + 18 + 8 + alpha_padded + frame;
-  uint8_t *out = calloc(1, total);
-  if (!out) return PG_NO_MEMORY;
+  size_t alpha_padded = alpha->size + (alpha->size & 1);
   memcpy(out, "RIFF", 4);
-  put_le(out + 4, (uint32_t)(total - 8), 4);
+  put_le(out + 4, simple_riff_size + 18 + 8 + (uint32_t)alpha_padded, 4);
   memcpy(out + 8, "WEBPVP8X", 8);
   put_le(out + 16, 10, 4);
+  memset(out + 20, 0, 4);
   out[20] = 0x10; // the alpha flag
   put_le(out + 24, (uint32_t)width - 1, 3);
   put_le(out + 27, (uint32_t)height - 1, 3);
   memcpy(out + 30, "ALPH", 4);
   put_le(out + 34, (uint32_t)alpha->size, 4);
-  memcpy(out + 38, alpha->data, alpha->size);
-  memcpy(out + 38 + alpha_padded, simple + 12, frame);
-  *file = out;
-  *size = total;
-  return PG_OK;
+  return 38;
 }

@@ -1,6 +1,7 @@
 // JPEG to lossy WebP: the decoder writes straight into the WebPPicture's YUV planes, so the
 // image exists once (1.5 bytes a pixel) instead of as RGBA rasters and their copies.
 #include <stdlib.h>
+#include <string.h>
 #include <webp/encode.h>
 #include "pixelgate.h"
 #include "webp_alpha.h"
@@ -53,42 +54,59 @@ int pg_jpeg_to_webp(uint8_t *data, size_t size, int width, int height, int orien
   return pg_encode_picture(&picture, &config);
 }
 
-// Encodes and frees `picture`; the file becomes the call's output. libwebp encodes the colour;
-// an alpha plane with any transparency goes into a chunk of our own coder (webp_alpha.c), after
-// libwebp's usual clean-up of what hides under transparent pixels.
+// Where the WebP goes: to JavaScript as libwebp writes it (the pg_write import), so WASM memory
+// holds no copy of the file besides libwebp's own partitions. With an alpha chunk, libwebp's
+// RIFF header (its first 12 bytes) gives way to ours, the VP8X chunk and the ALPH chunk.
+__attribute__((import_module("env"), import_name("pg_write"))) void pg_write(const void *data, size_t length);
+
+typedef struct {
+  const PgBitWriter *alpha; // NULL: the file is libwebp's as it is
+  int width, height;
+  uint8_t riff[12]; // libwebp's RIFF header, until it is whole
+  size_t riff_seen;
+} PgWebpOutput;
+
+static int pg_webp_write(const uint8_t *data, size_t size, const WebPPicture *picture) {
+  PgWebpOutput *out = picture->custom_ptr;
+  if (out->alpha && out->riff_seen < sizeof out->riff) {
+    size_t take = size < sizeof out->riff - out->riff_seen ? size : sizeof out->riff - out->riff_seen;
+    memcpy(out->riff + out->riff_seen, data, take);
+    out->riff_seen += take;
+    data += take;
+    size -= take;
+    if (out->riff_seen < sizeof out->riff) return 1;
+    uint32_t riff_size = (uint32_t)out->riff[4] | (uint32_t)out->riff[5] << 8 | (uint32_t)out->riff[6] << 16 | (uint32_t)out->riff[7] << 24;
+    uint8_t headers[38];
+    pg_write(headers, pg_webp_alpha_headers(headers, riff_size, out->alpha, out->width, out->height));
+    pg_write(out->alpha->data, out->alpha->size);
+    if (out->alpha->size & 1) pg_write("", 1); // the chunk's padding byte
+  }
+  if (size > 0) pg_write(data, size);
+  return 1;
+}
+
+// Encodes and frees `picture`; the file leaves through pg_write (the call's output stays empty).
+// libwebp encodes the colour; an alpha plane with any transparency goes into a chunk of our own
+// coder (webp_alpha.c), after libwebp's usual clean-up of what hides under transparent pixels.
 int pg_encode_picture(WebPPicture *picture, const WebPConfig *config) {
   PgBitWriter alpha = {0};
-  int width = picture->width, height = picture->height;
   if (picture->a) {
     if (WebPPictureHasTransparency(picture)) {
       if (!config->exact) WebPCleanupTransparentArea(picture);
-      int status = pg_alpha_chunk(picture->a, picture->a_stride, width, height, &alpha);
+      int status = pg_alpha_chunk(picture->a, picture->a_stride, picture->width, picture->height, &alpha);
       if (status != PG_OK) return status;
     }
     picture->a = NULL; // still freed with the picture's other planes
     picture->colorspace = WEBP_YUV420;
   }
-  WebPMemoryWriter writer;
-  WebPMemoryWriterInit(&writer);
-  picture->writer = WebPMemoryWrite;
-  picture->custom_ptr = &writer;
+  PgWebpOutput output = {alpha.data ? &alpha : NULL, picture->width, picture->height, {0}, 0};
+  picture->writer = pg_webp_write;
+  picture->custom_ptr = &output;
   int ok = WebPEncode(config, picture);
   int error = picture->error_code;
   WebPPictureFree(picture);
-  if (!ok) {
-    WebPMemoryWriterClear(&writer);
-    free(alpha.data);
-    return error == VP8_ENC_ERROR_OUT_OF_MEMORY || error == VP8_ENC_ERROR_BITSTREAM_OUT_OF_MEMORY ? PG_NO_MEMORY : PG_ENCODE_FAILED;
-  }
-  if (!alpha.data) {
-    pg_set_output(writer.mem, writer.size);
-    return PG_OK;
-  }
-  uint8_t *file;
-  size_t size;
-  int status = pg_webp_with_alpha(writer.mem, writer.size, &alpha, width, height, &file, &size);
-  WebPMemoryWriterClear(&writer);
   free(alpha.data);
-  if (status == PG_OK) pg_set_output(file, size);
-  return status;
+  if (!ok) return error == VP8_ENC_ERROR_OUT_OF_MEMORY || error == VP8_ENC_ERROR_BITSTREAM_OUT_OF_MEMORY ? PG_NO_MEMORY : PG_ENCODE_FAILED;
+  pg_set_output(NULL, 0);
+  return PG_OK;
 }

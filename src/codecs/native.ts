@@ -350,6 +350,25 @@ export function transcodeToPalette(...args: Parameters<typeof transcodeToPalette
   return pieces && joinPieces(pieces);
 }
 
+/** Where runNative puts a WebP's pieces while inPieces runs (the encodes are synchronous: nothing else runs meanwhile). */
+let pieceSink: Uint8Array[] | null = null;
+
+/**
+ * Runs one of the encodes above keeping its file in the pieces it left WASM memory in (a WebP:
+ * libwebp's writes), for the answer to send as they are; other outputs come back as one piece.
+ * Joining them would hold the file twice while the encoder's memory is still alive.
+ */
+export function inPieces(encode: () => Uint8Array | null): Uint8Array[] | null {
+  const pieces: Uint8Array[] = [];
+  pieceSink = pieces;
+  try {
+    const out = encode();
+    return out && (out.length > 0 || pieces.length === 0 ? [out] : pieces);
+  } finally {
+    pieceSink = null;
+  }
+}
+
 /** Rows copied into WASM memory per call: small next to any image, even (2x2 chroma cells). */
 const RASTER_BATCH_ROWS = 16;
 
@@ -509,8 +528,11 @@ interface RunOptions {
 function runNative(target: NativeTarget | "png" | "gif" | "bmp", call: (native: NativeExports) => number, file?: Uint8Array, options: RunOptions = {}): Uint8Array | null {
   let status: number;
   let native: NativeExports | undefined;
+  // The WebP encoder hands its file out through pg_write as it writes it: into inPieces's list
+  // when one collects them, else joined here for the caller.
+  const written = options.written ?? pieceSink ?? [];
   try {
-    native = instantiate(file, options.written, options.placed, options.planes);
+    native = instantiate(file, written, options.placed, options.planes);
     if (target === "baseline-jpeg") native.pg_jpeg_baseline(1);
     if (options.webp?.lowMemory) native.pg_webp_low_memory(1);
     if (coefficientWindow !== null) native.pg_jpeg_window(coefficientWindow);
@@ -523,6 +545,7 @@ function runNative(target: NativeTarget | "png" | "gif" | "bmp", call: (native: 
   switch (status) {
     case NativeStatus.Ok: {
       const out = new Uint8Array(native!.memory.buffer, native!.pg_output_data(), native!.pg_output_size());
+      if (out.length === 0 && !options.written && written !== pieceSink && written.length > 0) return joinPieces(written);
       // Copied out unless asked for a view: then the instance's memory lives as long as the view.
       return options.view ? out : out.slice();
     }

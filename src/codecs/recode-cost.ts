@@ -89,9 +89,10 @@ export function webpOutputPerInputByte(quality: number): number {
  * headers (`alphaPerPixel`; random alpha measured 1.0). What each byte costs, measured on those
  * files with the request's body counted (memory child of `npm run bench:codecs`): with the
  * token buffer 24 (22.1 at most, libwebp's pages and WASM memory growing in steps), coded as it
- * goes 5 (2.4 to 3 times the file in WASM, libwebp's bitwriter and memory writer both grown by
- * doubling, and the file in JavaScript; the answer's base64 is written in slices: 7 while it
- * was one string, measured at most 3.7 since, the repeated noise tile at quality 80); the alpha
+ * goes 5 (libwebp's partitions in WASM, grown by doubling, and the file in JavaScript, where it
+ * stays in the pieces libwebp wrote: 7 while a memory writer held it once more in WASM and the
+ * answer's base64 was one string; measured at most 3.7 since the answer, and lower again since
+ * the writer: binary noise at 12 MP, quality 70 73.3 -> 64.8 MiB, quality 100 98.5 -> 91.1); the alpha
  * chunk's bytes, which no token buffer or bitwriter holds, 1 (`alphaPerByte`: the alpha plane
  * added 1.07 B/px at most to the same picture's peak, base figure included).
  * Peaks at 12 MP coded as it goes: 72 to 94 MiB (binary noise, quality 70 to 100, PNG or

@@ -12,7 +12,7 @@ import { encodeHeicTiles, heicPlanesFromTiles } from "./heic-tiles.ts";
 import { decodeHeicPlanes } from "./heic.ts";
 import { maxPixelsFor } from "./limits.ts";
 import { recodedImage, type RecodedImage } from "./file-pieces.ts";
-import { encodePlanes, planesToPalettePieces, planesToPngPieces, transcodeJpeg, transcodePng, transcodeToPalettePieces, transcodeToPngPieces, transcodeWebp, type NativeTarget } from "./native.ts";
+import { encodePlanes, inPieces, planesToPalettePieces, planesToPngPieces, transcodeJpeg, transcodePng, transcodeToPalettePieces, transcodeToPngPieces, transcodeWebp, type NativeTarget } from "./native.ts";
 import { nativeRoute, type NativeRoute } from "./recode-route.ts";
 import { PNG_DEFAULT_QUALITY } from "./png.ts";
 import { TIFF_JPEG_QUALITY, tiffAroundJpeg } from "./tiff.ts";
@@ -90,8 +90,8 @@ async function runNative(route: NativeRoute, bytes: Uint8Array, header: ImageHea
       const { input, orientation } = route;
       if (format === "gif" || format === "bmp") return done(transcodeToPalettePieces(bytes, header, input, format, orientation));
       if (format === "png") return done(transcodeToPngPieces(bytes, header, input, quality, orientation));
-      if (input === "jpeg") return done(transcodeJpeg(bytes, header, encoder, quality, orientation, route.webp));
-      return done((input === "png" ? transcodePng : transcodeWebp)(bytes, header, encoder, quality, route.webp));
+      if (input === "jpeg") return done(inPieces(() => transcodeJpeg(bytes, header, encoder, quality, orientation, route.webp)));
+      return done(inPieces(() => (input === "png" ? transcodePng : transcodeWebp)(bytes, header, encoder, quality, route.webp)));
     }
     case "heic": {
       // Our HEVC decoder's tiles: a row of them at a time into the encoder, or whole planes for
@@ -113,7 +113,7 @@ async function runNative(route: NativeRoute, bytes: Uint8Array, header: ImageHea
           ? planesToPngPieces(planes, quality)
           : format === "gif" || format === "bmp"
             ? planesToPalettePieces(planes, format)
-            : encodePlanes(planes, encoder, quality, route.webp);
+            : (inPieces(() => encodePlanes(planes, encoder, quality, route.webp)) ?? []);
       return recodedImage(out, planes.width, planes.height);
     }
   }
