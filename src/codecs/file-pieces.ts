@@ -32,6 +32,17 @@ export function lengthOf(pieces: readonly Uint8Array[]): number {
   return pieces.reduce((n, piece) => n + piece.length, 0);
 }
 
+/** The pieces copied into one new array, the pieces left as they are (they may be a result's own). */
+export function concatPieces(pieces: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(lengthOf(pieces));
+  let at = 0;
+  for (const piece of pieces) {
+    out.set(piece, at);
+    at += piece.length;
+  }
+  return out;
+}
+
 class PiecedImage implements RecodedImage {
   readonly length: number;
   #pieces: Uint8Array[];

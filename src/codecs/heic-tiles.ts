@@ -7,7 +7,8 @@ import { invalidImage } from "./bytes.ts";
 import type { CodedTile, HeicLayout, TiledImage } from "./heic-layout.ts";
 import type { Orientation } from "./orientation.ts";
 import { copyEight, HevcChroma, HevcDecoder, type HevcPicture, type HevcPlane } from "./hevc.ts";
-import { encodePlaneStrips, type NativeTarget, type PlanesEncoding, type PlaneStrip, type SamplePlane, type WebpSettings, type YCbCrImage } from "./native.ts";
+import { recodedImage, type RecodedImage } from "./file-pieces.ts";
+import { encodePlaneStrips, inPieces, type NativeTarget, type PlanesEncoding, type PlaneStrip, type SamplePlane, type WebpSettings, type YCbCrImage } from "./native.ts";
 
 /**
  * The primary image encoded as `target` from our HEVC decoder's tiles. A grid goes a row of
@@ -21,24 +22,27 @@ export async function encodeHeicTiles(
   target: NativeTarget,
   quality: number,
   webp: WebpSettings = {},
-): Promise<{ bytes: Uint8Array; width: number; height: number }> {
+): Promise<RecodedImage> {
   const { width, height } = layout.image;
   const { orientation, shown } = asShown(layout);
+  // The file kept in the pieces the encoder wrote it in (native.ts inPieces).
+  const encoded = (picture: Parameters<typeof encodePlaneStrips>[0], strips: Iterable<PlaneStrip>) =>
+    recodedImage(inPieces(() => encodePlaneStrips(picture, strips, target, quality, webp)) ?? [], shown.width, shown.height);
   const image = { kr: encoding.kr, kb: encoding.kb, fullRange: encoding.fullRange, width, height, alpha: layout.alpha !== undefined, orientation };
   if (layout.image.tiles.length > 1) {
     // JPEG is written row by row: a turned grid is streamed turned. The WebP encoder holds its
     // whole picture anyway, and places each row where the turn puts it (less JS memory).
     if (orientation !== 1 && target !== "webp" && width % 2 === 0 && height % 2 === 0) {
       const strips = turnedStrips(new HevcDecoder(), layout, orientation);
-      return { bytes: encodePlaneStrips({ ...image, ...shown, orientation: 1 }, strips, target, quality, webp), ...shown };
+      return encoded({ ...image, ...shown, orientation: 1 }, strips);
     }
     // Upright, to WebP, or (odd sizes, whose chroma cells a turn would split) turned by the encoder.
-    return { bytes: encodePlaneStrips(image, heicStrips(new HevcDecoder(), layout), target, quality, webp), ...shown };
+    return encoded(image, heicStrips(new HevcDecoder(), layout));
   }
   const whole = [...heicStrips(new HevcDecoder(), layout)];
   // A turn of the event loop: the decoder's instance can be collected before the encoder grows.
   await new Promise((resolve) => setTimeout(resolve, 0));
-  return { bytes: encodePlaneStrips(image, whole, target, quality, webp), ...shown };
+  return encoded(image, whole);
 }
 
 /**

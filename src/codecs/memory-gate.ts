@@ -56,7 +56,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class MemoryGate {
   private inUse = 0;
-  private readonly held = new Map<symbol, { bytes: number; since: number; group: object | undefined; release: () => void }>();
+  private readonly held = new Map<symbol, { since: number; group: object | undefined; release: () => void }>();
   /** Waiting requests in arrival order, each by its own ticket. */
   private readonly waiting: symbol[] = [];
 
@@ -103,26 +103,26 @@ export class MemoryGate {
 
   private grant(bytes: number, group?: object): Permit {
     const id = Symbol("permit");
-    const entry = { bytes, since: Date.now(), group, release: () => undefined as void };
-    entry.release = () => {
-      if (this.held.delete(id)) this.inUse -= entry.bytes;
+    let counted = bytes; // less once handed over
+    let handedOver = false;
+    const release = () => {
+      if (this.held.delete(id)) this.inUse -= counted;
     };
     this.inUse += bytes;
-    this.held.set(id, entry);
-    let handedOver = false;
+    this.held.set(id, { since: Date.now(), group, release });
     return {
       bytes,
-      release: entry.release,
+      release,
       get handedOver() {
         return handedOver;
       },
       handOver: (kept) => {
         handedOver = true;
-        if (this.held.has(id) && kept < entry.bytes) {
-          this.inUse -= entry.bytes - Math.max(0, kept);
-          entry.bytes = Math.max(0, kept);
+        if (this.held.has(id) && kept < counted) {
+          this.inUse -= counted - Math.max(0, kept);
+          counted = Math.max(0, kept);
         }
-        return entry.release;
+        return release;
       },
     };
   }

@@ -238,27 +238,19 @@ export function transcodePng(bytes: Uint8Array, size: { width: number; height: n
  * lossless candidate that beats the palette file is the call's output instead, read as a view
  * of the dropped instance's memory (the pieces are then the losing palette file).
  */
-export function transcodeToPngPieces(
+export function transcodeToPng(
   bytes: Uint8Array,
   size: { width: number; height: number },
   input: "jpeg" | "png" | "webp",
   quality: number,
   orientation: Orientation = 1,
-): Uint8Array[] | null {
-  const pieces: Uint8Array[] = [];
-  const out = runNative(
+): Uint8Array | null {
+  return runNative(
     "png",
     (native) => native.pg_to_png(...rowSource(native, bytes, input), size.width, size.height, orientation, Math.round(quality)),
     bytes,
-    { view: true, written: pieces },
+    { view: true },
   );
-  return out && (out.length > 0 ? [out] : pieces);
-}
-
-/** transcodeToPngPieces's file as one array. */
-export function transcodeToPng(...args: Parameters<typeof transcodeToPngPieces>): Uint8Array | null {
-  const pieces = transcodeToPngPieces(...args);
-  return pieces && joinPieces(pieces);
 }
 
 /**
@@ -266,38 +258,26 @@ export function transcodeToPng(...args: Parameters<typeof transcodeToPngPieces>)
  * transcodeToPng, the planes copied in a band of rows per pass and converted to RGB with their
  * own matrix and range (the conversion the WebP and JPEG encoders' samples go through).
  */
-export function planesToPngPieces(image: YCbCrImage, quality: number): Uint8Array[] {
-  const pieces: Uint8Array[] = [];
+export function planesToPng(image: YCbCrImage, quality: number): Uint8Array {
   const { width, height, alpha } = image;
   const call = (native: NativeExports) => native.pg_planes_to_png(width, height, alpha ? 1 : 0, Math.round(quality), image.kr, image.kb, image.fullRange ? 1 : 0);
-  const out = runNative("png", call, undefined, { view: true, written: pieces, planes: image });
+  const out = runNative("png", call, undefined, { view: true, planes: image });
   if (!out) throw new PixelgateError("internal_error", "The native encoder refused YCbCr planes.");
-  return out.length > 0 ? [out] : pieces;
-}
-
-/** planesToPngPieces's file as one array. */
-export function planesToPng(image: YCbCrImage, quality: number): Uint8Array {
-  return joinPieces(planesToPngPieces(image, quality));
+  return out;
 }
 
 /**
  * The same planes as GIF or BMP (native/gif_sink.c, bmp_sink.c reading the rows the PNG writer
  * reads), the rules of transcodeToPalette: the general path's file for the same pixels.
  */
-export function planesToPalettePieces(image: YCbCrImage, target: "gif" | "bmp"): Uint8Array[] {
-  const pieces: Uint8Array[] = [];
+export function planesToPalette(image: YCbCrImage, target: "gif" | "bmp"): Uint8Array {
   const placed: PlacedFile = {};
   const { width, height, alpha } = image;
   const call = (native: NativeExports) => native.pg_planes_to_palette(target === "gif" ? 1 : 0, width, height, alpha ? 1 : 0, image.kr, image.kb, image.fullRange ? 1 : 0);
-  const out = runNative(target, call, undefined, { written: pieces, placed, planes: image });
-  const file = out && (target === "bmp" ? placed.bytes && [placed.bytes] : pieces);
+  const out = runNative(target, call, undefined, { placed, planes: image });
+  const file = out && (target === "bmp" ? placed.bytes : out);
   if (!file) throw new PixelgateError("internal_error", "The native encoder refused YCbCr planes.");
   return file;
-}
-
-/** planesToPalettePieces's file as one array. */
-export function planesToPalette(image: YCbCrImage, target: "gif" | "bmp"): Uint8Array {
-  return joinPieces(planesToPalettePieces(image, target));
 }
 
 /** A row source's kind, file address and size (native/png_sink.h PgRows), as the pg_to_* calls take them. */
@@ -324,39 +304,33 @@ function rowSource(native: NativeExports, bytes: Uint8Array, input: keyof typeof
  * are bottom-up). Null for what this path leaves to the general one (CMYK JPEG, interlaced PNG, animated WebP);
  * invalid_image for damaged data or a size other than the header's.
  */
-export function transcodeToPalettePieces(
+export function transcodeToPalette(
   bytes: Uint8Array,
   size: { width: number; height: number },
   input: "jpeg" | "png" | "webp",
   target: "gif" | "bmp",
   orientation: Orientation = 1,
-): Uint8Array[] | null {
-  const pieces: Uint8Array[] = [];
+): Uint8Array | null {
   const placed: PlacedFile = {};
   const out = runNative(
     target,
     (native) => (target === "gif" ? native.pg_to_gif : native.pg_to_bmp)(...rowSource(native, bytes, input), size.width, size.height, orientation),
     bytes,
-    { written: pieces, placed },
+    { placed },
   );
   if (!out) return null;
-  if (target === "gif") return pieces;
-  return placed.bytes ? [placed.bytes] : null;
+  return target === "gif" ? out : (placed.bytes ?? null);
 }
 
-/** transcodeToPalettePieces's file as one array. */
-export function transcodeToPalette(...args: Parameters<typeof transcodeToPalettePieces>): Uint8Array | null {
-  const pieces = transcodeToPalettePieces(...args);
-  return pieces && joinPieces(pieces);
-}
-
-/** Where runNative puts a WebP's pieces while inPieces runs (the encodes are synchronous: nothing else runs meanwhile). */
+/** Where runNative puts a file's pieces while inPieces runs (the encodes are synchronous: nothing else runs meanwhile). */
 let pieceSink: Uint8Array[] | null = null;
 
 /**
- * Runs one of the encodes above keeping its file in the pieces it left WASM memory in (a WebP:
- * libwebp's writes), for the answer to send as they are; other outputs come back as one piece.
- * Joining them would hold the file twice while the encoder's memory is still alive.
+ * Runs one of the encodes above keeping its file in the pieces it left WASM memory in (libwebp's
+ * writes, the PNG writer's deflated parts, a GIF's LZW blocks), for the answer to send as they
+ * are; a file the module holds whole (a JPEG, a PNG's winning lossless candidate, a BMP placed
+ * in one array) comes back as one piece. Joining pieces would hold the file twice while the
+ * encoder's memory is still alive.
  */
 export function inPieces(encode: () => Uint8Array | null): Uint8Array[] | null {
   const pieces: Uint8Array[] = [];
@@ -509,13 +483,12 @@ export function setCoefficientWindow(bytes: number | null): void {
 }
 
 /**
- * What a call hands the instance besides its file (instantiate): where written pieces go, the
- * planes it reads, the WebP encoder's settings; `view`: the output as a view of the dropped
+ * What a call hands the instance besides its file (instantiate): where a file written into its
+ * place goes (a BMP), the planes it reads, the WebP encoder's settings; `view`: the output as a view of the dropped
  * instance's memory instead of a copy.
  */
 interface RunOptions {
   view?: boolean;
-  written?: Uint8Array[];
   placed?: PlacedFile;
   planes?: YCbCrImage;
   webp?: WebpSettings;
@@ -528,9 +501,10 @@ interface RunOptions {
 function runNative(target: NativeTarget | "png" | "gif" | "bmp", call: (native: NativeExports) => number, file?: Uint8Array, options: RunOptions = {}): Uint8Array | null {
   let status: number;
   let native: NativeExports | undefined;
-  // The WebP encoder hands its file out through pg_write as it writes it: into inPieces's list
-  // when one collects them, else joined here for the caller.
-  const written = options.written ?? pieceSink ?? [];
+  // The WebP, PNG and GIF writers hand their file out through pg_write as they write it: into
+  // inPieces's list when one collects them, else joined here for the caller. A call that also
+  // sets an output (a PNG's lossless candidate beating its palette file) answers that instead.
+  const written = pieceSink ?? [];
   try {
     native = instantiate(file, written, options.placed, options.planes);
     if (target === "baseline-jpeg") native.pg_jpeg_baseline(1);
@@ -545,7 +519,7 @@ function runNative(target: NativeTarget | "png" | "gif" | "bmp", call: (native: 
   switch (status) {
     case NativeStatus.Ok: {
       const out = new Uint8Array(native!.memory.buffer, native!.pg_output_data(), native!.pg_output_size());
-      if (out.length === 0 && !options.written && written !== pieceSink && written.length > 0) return joinPieces(written);
+      if (out.length === 0 && written !== pieceSink && written.length > 0) return joinPieces(written);
       // Copied out unless asked for a view: then the instance's memory lives as long as the view.
       return options.view ? out : out.slice();
     }

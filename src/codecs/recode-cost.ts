@@ -200,6 +200,11 @@ const NATIVE_GIF = {
 };
 const NATIVE_BMP = { filePerPixel: 3, copies: 1.3 };
 
+/** The GIF or BMP file and its copies, a pixel: a BMP's fixed size, a GIF's from the upload's density. */
+function rowWriterFilePerPixel(target: "gif" | "bmp", kind: keyof typeof NATIVE_GIF.file, bytes: Uint8Array, pixels: number): number {
+  return target === "bmp" ? NATIVE_BMP.copies * NATIVE_BMP.filePerPixel : NATIVE_GIF.copies * filePerPixel(NATIVE_GIF.file[kind], bytes, pixels);
+}
+
 /**
  * Bytes per pixel of writing `input` as GIF or BMP natively (`banded`: turned or flipped by its
  * EXIF orientation; `progressive`: a progressive JPEG). A WebP's row source holds what it does
@@ -215,7 +220,7 @@ export function rowWriterBytesPerPixel(
 ): number {
   const webp = typeof input === "object" ? input : null;
   const kind = webp ? (webp.lossless ? "webpLossless" : "webp") : (input as "jpeg" | "png");
-  const file = target === "bmp" ? NATIVE_BMP.copies * NATIVE_BMP.filePerPixel : NATIVE_GIF.copies * filePerPixel(NATIVE_GIF.file[kind], bytes, pixels);
+  const file = rowWriterFilePerPixel(target, kind, bytes, pixels);
   const wasm = webp
     ? NATIVE_PNG_FROM.lossless.wasm[webp.lossless ? "webpLossless" : webp.alpha ? "webpAlpha" : "webp"] + (banded ? BAND_BYTES_PER_PIXEL : 0)
     : rowSourceBytesPerPixel(NATIVE_PNG.lossless.wasm, input as "jpeg" | "png", banded, progressive, bytes, pixels);
@@ -302,7 +307,7 @@ const NATIVE_PNG_FROM = {
  */
 export function heicToRowWriterBytesPerPixel(bytes: Uint8Array, alpha: boolean, target: "gif" | "bmp", pixels: number, tiles: "grid" | "single", turned = false): number {
   const planes = alpha ? 2.5 : 1.5;
-  const file = target === "bmp" ? NATIVE_BMP.copies * NATIVE_BMP.filePerPixel : NATIVE_GIF.copies * filePerPixel(NATIVE_GIF.file.heic, bytes, pixels);
+  const file = rowWriterFilePerPixel(target, "heic", bytes, pixels);
   return Math.max(heicPlanesDecodeBytesPerPixel(alpha, tiles, turned), planes + NATIVE_PNG_FROM.lossless.wasm.heic + file);
 }
 

@@ -12,7 +12,7 @@ import { encodeHeicTiles, heicPlanesFromTiles } from "./heic-tiles.ts";
 import { decodeHeicPlanes } from "./heic.ts";
 import { maxPixelsFor } from "./limits.ts";
 import { recodedImage, type RecodedImage } from "./file-pieces.ts";
-import { encodePlanes, inPieces, planesToPalettePieces, planesToPngPieces, transcodeJpeg, transcodePng, transcodeToPalettePieces, transcodeToPngPieces, transcodeWebp, type NativeTarget } from "./native.ts";
+import { encodePlanes, inPieces, planesToPalette, planesToPng, transcodeJpeg, transcodePng, transcodeToPalette, transcodeToPng, transcodeWebp, type NativeTarget } from "./native.ts";
 import { nativeRoute, type NativeRoute } from "./recode-route.ts";
 import { PNG_DEFAULT_QUALITY } from "./png.ts";
 import { TIFF_JPEG_QUALITY, tiffAroundJpeg } from "./tiff.ts";
@@ -88,8 +88,8 @@ async function runNative(route: NativeRoute, bytes: Uint8Array, header: ImageHea
     case "png":
     case "webp": {
       const { input, orientation } = route;
-      if (format === "gif" || format === "bmp") return done(transcodeToPalettePieces(bytes, header, input, format, orientation));
-      if (format === "png") return done(transcodeToPngPieces(bytes, header, input, quality, orientation));
+      if (format === "gif" || format === "bmp") return done(inPieces(() => transcodeToPalette(bytes, header, input, format, orientation)));
+      if (format === "png") return done(inPieces(() => transcodeToPng(bytes, header, input, quality, orientation)));
       if (input === "jpeg") return done(inPieces(() => transcodeJpeg(bytes, header, encoder, quality, orientation, route.webp)));
       return done(inPieces(() => (input === "png" ? transcodePng : transcodeWebp)(bytes, header, encoder, quality, route.webp)));
     }
@@ -97,10 +97,7 @@ async function runNative(route: NativeRoute, bytes: Uint8Array, header: ImageHea
       // Our HEVC decoder's tiles: a row of them at a time into the encoder, or whole planes for
       // the row writers (PNG, GIF, BMP: they read the picture once per pass).
       const rowWriter = format === "png" || format === "gif" || format === "bmp";
-      if (route.tiles && !rowWriter) {
-        const out = await encodeHeicTiles(route.tiles, route.encoding, encoder, quality, route.webp);
-        return recodedImage(out.bytes, out.width, out.height);
-      }
+      if (route.tiles && !rowWriter) return encodeHeicTiles(route.tiles, route.encoding, encoder, quality, route.webp);
       const tiled = route.tiles && (await heicPlanesFromTiles(route.tiles, route.encoding));
       // Else libheif's YCbCr planes, a band at a time (no RGBA image).
       const planes = tiled ?? (await decodeHeicPlanes(bytes, maxPixelsFor("heic"), route.encoding));
@@ -108,13 +105,10 @@ async function runNative(route: NativeRoute, bytes: Uint8Array, header: ImageHea
       // peaks at about 4.7 bytes a pixel) is unreachable from here and can be collected before
       // the encoder grows, and other requests in the isolate get to run between two seconds-long steps.
       await new Promise((resolve) => setTimeout(resolve, 0));
-      const out =
-        format === "png"
-          ? planesToPngPieces(planes, quality)
-          : format === "gif" || format === "bmp"
-            ? planesToPalettePieces(planes, format)
-            : (inPieces(() => encodePlanes(planes, encoder, quality, route.webp)) ?? []);
-      return recodedImage(out, planes.width, planes.height);
+      const out = inPieces(() =>
+        format === "png" ? planesToPng(planes, quality) : format === "gif" || format === "bmp" ? planesToPalette(planes, format) : encodePlanes(planes, encoder, quality, route.webp),
+      );
+      return recodedImage(out ?? [], planes.width, planes.height);
     }
   }
 }

@@ -6,6 +6,7 @@
 
 import { Buffer } from "node:buffer";
 import { z } from "@hono/zod-openapi";
+import { concatPieces, lengthOf } from "../codecs/file-pieces";
 
 /** Bytes per base64 slice: a multiple of 3, so slices join without padding in between. */
 const SLICE_BYTES = 3 * 64 * 1024;
@@ -25,7 +26,7 @@ export class Base64Bytes {
     readonly prefix = "",
   ) {
     this.pieces = file instanceof Uint8Array ? [file] : file;
-    this.byteLength = this.pieces.reduce((n, piece) => n + piece.length, 0);
+    this.byteLength = lengthOf(this.pieces);
   }
 
   #whenWritten: (() => void) | undefined;
@@ -45,19 +46,7 @@ export class Base64Bytes {
 
   /** The file as one array (joined, for the surfaces that need it whole: MCP's hosting, the dashboard's download). */
   get bytes(): Uint8Array {
-    if (this.pieces.length === 1) return this.pieces[0]!;
-    const out = new Uint8Array(this.byteLength);
-    let at = 0;
-    for (const piece of this.pieces) {
-      out.set(piece, at);
-      at += piece.length;
-    }
-    return out;
-  }
-
-  /** A data URI's media type, or null. */
-  get mime(): string | null {
-    return /^data:([^;,]+)/i.exec(this.prefix)?.[1]?.toLowerCase() ?? null;
+    return this.pieces.length === 1 ? this.pieces[0]! : concatPieces(this.pieces);
   }
 
   /** Characters of the whole text. */
@@ -100,7 +89,7 @@ export class Base64Bytes {
     for (const piece of this.pieces) {
       for (let at = 0; at < piece.length; ) {
         const take = Math.min(piece.length - at, SLICE_BYTES - carry.length);
-        const chunk = carry.length > 0 ? concat(carry, piece.subarray(at, at + take)) : piece.subarray(at, at + take);
+        const chunk = carry.length > 0 ? concatPieces([carry, piece.subarray(at, at + take)]) : piece.subarray(at, at + take);
         at += take;
         const whole = chunk.length - (chunk.length % 3);
         if (whole > 0) yield base64Of(chunk.subarray(0, whole));
@@ -109,13 +98,6 @@ export class Base64Bytes {
     }
     if (carry.length > 0) yield base64Of(carry);
   }
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
 }
 
 /** A result field holding a Base64Bytes: a string in the OpenAPI document and on the wire. */

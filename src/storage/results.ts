@@ -1,4 +1,5 @@
 import { randomBase62 } from "../auth/keys";
+import { lengthOf } from "../codecs/file-pieces";
 import { FORMAT_INFO, type ImageFormat } from "../codecs/formats";
 
 // Hosted results: written to R2 under an unguessable id (24 base62 characters, ~143 bits) and
@@ -32,7 +33,7 @@ export async function hostResult(bucket: R2Bucket, baseUrl: string, file: Uint8A
 function uploadOf(file: Uint8Array | readonly Uint8Array[]): Uint8Array | ReadableStream<Uint8Array> {
   if (file instanceof Uint8Array) return file;
   if (file.length === 1) return file[0]!;
-  const { readable, writable } = new FixedLengthStream(file.reduce((n, piece) => n + piece.length, 0));
+  const { readable, writable } = new FixedLengthStream(lengthOf(file));
   void (async () => {
     const writer = writable.getWriter();
     for (const piece of file) await writer.write(piece);
