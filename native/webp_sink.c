@@ -4,6 +4,7 @@
 #include <string.h>
 #include <webp/encode.h>
 #include "pixelgate.h"
+#include "src/utils/bit_writer_utils.h"
 #include "webp_alpha.h"
 
 // Set by pg_webp_low_memory for this instance's one encode (src/codecs/native.ts WebpSettings).
@@ -59,6 +60,23 @@ int pg_jpeg_to_webp(uint8_t *data, size_t size, int width, int height, int orien
 // RIFF header (its first 12 bytes) gives way to ours, the VP8X chunk and the ALPH chunk.
 __attribute__((import_module("env"), import_name("pg_write"))) void pg_write(const void *data, size_t length);
 
+// libwebp's token partition leaves as it grows past its first buffer (native/libwebp-spill.patch):
+// JavaScript holds those bytes (pg_hold) until libwebp reaches them in the file (pg_release_held).
+// Else the partition doubled its buffer as it grew, holding up to three times its size in WASM
+// memory, which never shrinks.
+__attribute__((import_module("env"), import_name("pg_hold"))) void pg_hold(const void *data, size_t length);
+__attribute__((import_module("env"), import_name("pg_release_held"))) void pg_release_held(void);
+
+static int pg_webp_hold(const uint8_t *data, size_t size) {
+  pg_hold(data, size);
+  return 1;
+}
+
+static int pg_webp_release(void) {
+  pg_release_held();
+  return 1;
+}
+
 typedef struct {
   const PgBitWriter *alpha; // NULL: the file is libwebp's as it is
   int width, height;
@@ -102,6 +120,8 @@ int pg_encode_picture(WebPPicture *picture, const WebPConfig *config) {
   PgWebpOutput output = {alpha.data ? &alpha : NULL, picture->width, picture->height, {0}, 0};
   picture->writer = pg_webp_write;
   picture->custom_ptr = &output;
+  VP8BitWriterSpill = pg_webp_hold;
+  VP8BitWriterUnspill = pg_webp_release;
   int ok = WebPEncode(config, picture);
   int error = picture->error_code;
   WebPPictureFree(picture);

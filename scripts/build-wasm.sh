@@ -47,8 +47,14 @@ if [ ! -f "$JPEG/build/libjpeg.a" ]; then
     emmake make -j2 jpeg-static >/dev/null)
 fi
 
-# libwebp: the encoder and the still-image decoder, their DSP code and utilities, compiled directly (no configure step needed).
-WEBP=$WORK/libwebp-1.2.4
+# libwebp: the encoder and the still-image decoder, their DSP code and utilities, compiled directly
+# (no configure step needed), from a copy with our patch: the token partition hands its finished
+# bytes out (VP8BitWriterSpill, native/webp_sink.c) instead of doubling its buffer. The copy sits
+# next to the extracted sources, which stay as Debian ships them.
+rm -rf "$WORK/libwebp-1.2.4.spill"
+cp -r "$WORK/libwebp-1.2.4" "$WORK/libwebp-1.2.4.spill"
+patch -s -p0 -d "$WORK/libwebp-1.2.4.spill" <"$REPO/native/libwebp-spill.patch"
+WEBP=$WORK/libwebp-1.2.4.spill
 WEBP_SOURCES=$(cd "$WEBP" && ls src/enc/*.c src/dec/*.c src/dsp/*.c src/utils/*.c sharpyuv/*.c | grep -v -e _neon -e _msa -e _mips)
 
 # Standalone WASM (WASI-style imports, no JS glue: src/codecs/native.ts instantiates it), memory

@@ -30,7 +30,7 @@ export const HARD_MAX_JPEG_PIXELS = 24_000_000;
  * Peak bytes per pixel of one request's decode stage, by input format: the codec's memory and
  * the RGBA raster it returns (4 B/px). Slopes between the sizes measured (4, 12 and 24 MP with
  * the request body counted, `npm run bench:codecs` memory child; table in docs/codecs.md), so
- * fixed costs sit in FIXED_BYTES and the upload in INPUT_BYTE_COST.
+ * fixed costs sit in FIXED_BYTES and the upload in UPLOAD_BYTE_COST.
  */
 export const DECODE_BYTES_PER_PIXEL: Record<InputFormat, number> = {
   jpeg: 8.6,
@@ -72,11 +72,17 @@ export const FIXED_BYTES = 10 * MiB;
 
 /**
  * Bytes per byte of upload at the peak: the decoded file, and what is left of the body's bytes
- * it was decoded from (src/images/inline-body.ts); PNG adds its inflate buffer. Parsing the
- * body as JSON first cost 3.6 (6.1 for PNG): bytes, text and parsed string all held at once.
+ * it was decoded from (src/images/inline-body.ts). On the general path PNG adds its inflate
+ * buffer (2.5); our own build's PNG reader inflates from the file in JavaScript a piece at a
+ * time (native/png_source.c). Parsing the body as JSON first cost 3.6 (6.1 for PNG): bytes,
+ * text and parsed string all held at once.
  */
-const INPUT_BYTE_COST: Partial<Record<InputFormat, number>> = { png: 2.5 };
-const DEFAULT_INPUT_BYTE_COST = 2;
+const UPLOAD_BYTE_COST = 2;
+const GENERAL_PNG_UPLOAD_BYTE_COST = 2.5;
+
+function uploadCost(input: InputFormat, inputBytes: number, nativePerPixel: number | null): number {
+  return inputBytes * (input === "png" && nativePerPixel === null ? GENERAL_PNG_UPLOAD_BYTE_COST : UPLOAD_BYTE_COST);
+}
 
 function measuredMax(format: InputFormat, bytesPerPixel: number): number {
   const fits = Math.floor((ISOLATE_CODEC_BUDGET - FIXED_BYTES) / bytesPerPixel);
@@ -105,7 +111,7 @@ export function maxPixelsFor(format: InputFormat): number {
  */
 export function maxRecodePixels(input: InputFormat, target: ImageFormat, nativePerPixel: number | null, inputBytes: number): number {
   const perPixel = nativePerPixel ?? Math.max(DECODE_BYTES_PER_PIXEL[input], ENCODE_BYTES_PER_PIXEL[target]);
-  const left = ISOLATE_CODEC_BUDGET - FIXED_BYTES - inputBytes * (INPUT_BYTE_COST[input] ?? DEFAULT_INPUT_BYTE_COST);
+  const left = ISOLATE_CODEC_BUDGET - FIXED_BYTES - uploadCost(input, inputBytes, nativePerPixel);
   // A target's earlier cap was measured on the general path; the native paths have their own figures.
   const earlier = Math.min(EARLIER_LIMITS[input] ?? Infinity, nativePerPixel === null ? (EARLIER_LIMITS[target] ?? Infinity) : Infinity);
   return Math.max(0, Math.min(Math.floor(left / perPixel), earlier, input === "jpeg" ? HARD_MAX_JPEG_PIXELS : HARD_MAX_PIXELS));
@@ -135,7 +141,7 @@ export const MODEL_INPUT_MAX_PIXELS = 4_000_000;
  */
 export function estimateCodecBytes(pixels: number, input: InputFormat, target: ImageFormat | null, inputBytes: number, nativePerPixel: number | null = null): number {
   const perPixel = nativePerPixel ?? Math.max(DECODE_BYTES_PER_PIXEL[input], target === null ? 0 : ENCODE_BYTES_PER_PIXEL[target]);
-  return Math.ceil(FIXED_BYTES + pixels * perPixel + inputBytes * (INPUT_BYTE_COST[input] ?? DEFAULT_INPUT_BYTE_COST));
+  return Math.ceil(FIXED_BYTES + pixels * perPixel + uploadCost(input, inputBytes, nativePerPixel));
 }
 
 /**

@@ -108,6 +108,7 @@ interface PlacedFile {
 function instantiate(file?: Uint8Array, written?: Uint8Array[], placed?: PlacedFile, planes?: YCbCrImage): NativeExports {
   let exports: NativeExports | undefined;
   let offset = 0;
+  const held: Uint8Array[] = [];
   const readAt = (dst: number, at: number, length: number): number => {
     if (!file || at + length > file.length) return 0;
     new Uint8Array(exports!.memory.buffer, dst, length).set(file.subarray(at, at + length));
@@ -129,6 +130,14 @@ function instantiate(file?: Uint8Array, written?: Uint8Array[], placed?: PlacedF
       },
       pg_write: (data: number, length: number) => {
         written?.push(new Uint8Array(exports!.memory.buffer, data, length).slice());
+      },
+      // libwebp's token partition, handed out as it grows (native/libwebp-spill.patch): held
+      // until libwebp writes the file up to where the partition starts.
+      pg_hold: (data: number, length: number) => {
+        held.push(new Uint8Array(exports!.memory.buffer, data, length).slice());
+      },
+      pg_release_held: () => {
+        written?.push(...held.splice(0));
       },
       pg_write_at: (data: number, length: number, at: number, total: number) => {
         if (!placed) return;

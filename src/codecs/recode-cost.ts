@@ -24,16 +24,17 @@ const NATIVE_BYTES_PER_PIXEL = {
   // read from JavaScript in 64 KB pieces rather than copied into WASM memory. The 14 MB 12 MP
   // photo, whole request: to WebP 15.8, 30.1 and 44.3 MiB at 4, 8 and 12 MP (93.4 before), to
   // JPEG 15.2, 21.8 and 26.3 (95.1). To WebP the route adds the densest picture's WebP
-  // (WEBP_DENSEST); beside it the decoder side measured 2.2 B/px more than a PNG's at 12 MP
-  // (binary noise coded as it goes, quality 70: 94.1 MiB), hence 4.
-  webpLossless: { webp: 4.0, jpeg: 3.6 },
+  // (WEBP_DENSEST); beside it the decoder side measured at most 0.6 B/px more than a PNG's at
+  // 12 MP (binary noise and its tiled upload coded as it goes, quality 70 to 100: 51.5 to 61.2
+  // MB), hence 3 (4 while libwebp's token partition doubled in WASM memory: 94.1 MiB then).
+  webpLossless: { webp: 3.5, jpeg: 3.6 },
   // The ALPH plane from our own decoder a row at a time (native/alpha_rows.c; libwebp held it
   // whole, twice, and a lossless stream's whole ARGB image: 9 and 10.3 before); the WebP
   // encoder's picture holds it (1 B/px). The cut-out photo, whole request, at 4, 8 and 12 MP:
   // lossy to WebP 15.0, 26.8 and 36.5 MiB (101.9 before), to JPEG 10.0, 11.9 and 13.4; lossless
   // (7.4 MB at 12 MP) to WebP 17.4 and 47.3 at 4 and 12 MP (92.2 before), to JPEG 12.1 and 19.8.
   webpAlpha: { webp: 3.5, jpeg: 3.6 },
-  webpLosslessAlpha: { webp: 5.0, jpeg: 3.6 }, // the same 1 B/px more than without alpha
+  webpLosslessAlpha: { webp: 4.5, jpeg: 3.6 }, // the same 1 B/px more than without alpha
   // libheif's instance (~4.7 B/px at its peak, 6.4 with an alpha plane) and the planes copied
   // out of it; the encoder comes after libheif is gone and needs less.
   heic: { webp: 6.2, jpeg: 6.2 },
@@ -68,12 +69,17 @@ const NATIVE_BYTES_PER_PIXEL = {
  * noise alike), and that follows what the picture holds, which a lossy upload's size tells: a
  * WebP came out at most 0.73 times its upload at quality 70 (a noise JPEG; a phone photo 0.19),
  * 1.02 at 90, 1.33 at 100 (`outputPerInputByte`). Coding as it goes instead (libwebp's
- * low_memory: 1.65 times the CPU, files within 0.5%), the 12 MP noise JPEG peaked at 71 to
- * 114 MB between qualities (211 with tokens at 70): the encoder's own memory is then a little
- * less (`savedPerPixel`), and what grows is the file, in the bitwriter and the answer.
+ * low_memory: 1.65 times the CPU, files within 0.5%), what grows is the file only: its token
+ * partition leaves WASM memory as it grows (native/libwebp-spill.patch) and stays in JavaScript
+ * in those pieces up to the answer, so each byte of it is held once (`perOutputByte`, with room
+ * for the 3 MB two runs of one case differ by). Measured with the request's body counted, the
+ * figures of this file for the rest: the 12 MP noise JPEG (9.9 MB) 61.7 MiB at quality 70 and
+ * 66.6 at 100 (estimates 70.3 and 78.8), the 24 MP one (19.8 MB) 94.0 and 111.0 (estimates 130
+ * and 155: refused). While the partition doubled its buffer in WASM memory the same cases
+ * measured 71 to 114 MiB at 12 MP, and the figure was 5.5.
  */
 export const WEBP_TOKENS = { perOutputByte: 19.5 };
-export const WEBP_LOW_MEMORY = { perOutputByte: 5.5, savedPerPixel: 0.6 };
+export const WEBP_LOW_MEMORY = { perOutputByte: 2 };
 export function webpOutputPerInputByte(quality: number): number {
   return 0.73 + Math.max(0, quality - 70) * 0.02;
 }
@@ -89,17 +95,15 @@ export function webpOutputPerInputByte(quality: number): number {
  * headers (`alphaPerPixel`; random alpha measured 1.0). What each byte costs, measured on those
  * files with the request's body counted (memory child of `npm run bench:codecs`): with the
  * token buffer 24 (22.1 at most, libwebp's pages and WASM memory growing in steps), coded as it
- * goes 5 (libwebp's partitions in WASM, grown by doubling, and the file in JavaScript, where it
- * stays in the pieces libwebp wrote: 7 while a memory writer held it once more in WASM and the
- * answer's base64 was one string; measured at most 3.7 since the answer, and lower again since
- * the writer: binary noise at 12 MP, quality 70 73.3 -> 64.8 MiB, quality 100 98.5 -> 91.1); the alpha
- * chunk's bytes, which no token buffer or bitwriter holds, 1 (`alphaPerByte`: the alpha plane
- * added 1.07 B/px at most to the same picture's peak, base figure included).
- * Peaks at 12 MP coded as it goes: 72 to 94 MiB (binary noise, quality 70 to 100, PNG or
- * lossless WebP), 137 MiB for a 20 MB upload of noise with alpha at 100: past the budget, so
- * such a request is refused (scripts/bench/webp-densest.ts prints each against its estimate).
+ * goes WEBP_LOW_MEMORY's; the alpha chunk's bytes, which no token buffer or bitwriter holds, 1
+ * (`alphaPerByte`: the alpha plane added 1.07 B/px at most to the same picture's peak, base
+ * figure included). Peaks at 12 MP coded as it goes, since the token partition leaves WASM
+ * memory as it grows: 51 to 71 MB (binary noise and its tiled upload, with and without alpha,
+ * quality 70 to 100, PNG or lossless WebP; 86 to 137 MiB before), at most 0.94 of the estimate
+ * (a 0.3 MB tiled PNG at quality 70, 3 MB to spare). scripts/bench/webp-densest.ts prints each
+ * against its estimate.
  */
-export const WEBP_DENSEST = { vp8PerPixelAt70: 0.8, vp8PerQualityStep: 0.0175, alphaPerPixel: 1.02, tokensPerByte: 24, lowMemoryPerByte: 5, alphaPerByte: 1 };
+export const WEBP_DENSEST = { vp8PerPixelAt70: 0.8, vp8PerQualityStep: 0.0175, alphaPerPixel: 1.02, tokensPerByte: 24, alphaPerByte: 1 };
 export function webpDensestPerPixel(quality: number, alpha: boolean): { vp8: number; alpha: number } {
   const vp8 = WEBP_DENSEST.vp8PerPixelAt70 + Math.max(0, quality - 70) * WEBP_DENSEST.vp8PerQualityStep;
   return { vp8, alpha: alpha ? WEBP_DENSEST.alphaPerPixel : 0 };

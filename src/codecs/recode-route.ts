@@ -45,7 +45,7 @@ export function nativeRoute(bytes: Uint8Array, input: InputFormat, target: Image
  * the file it writes (recode-cost.ts WEBP_TOKENS): a lossy upload's size bounds it, a PNG's or
  * a lossless WebP's cannot, so theirs is the densest picture's at that quality (WEBP_DENSEST).
  * When that fits the isolate's budget the route pays for it; else the encoder codes as it goes
- * (slower, bounded: WEBP_LOW_MEMORY).
+ * (slower; the file is then all that grows: WEBP_LOW_MEMORY).
  */
 function withWebpSettings(route: NativeRoute, bytes: Uint8Array, input: InputFormat, pixels: number, quality: number): NativeRoute {
   // Without a size (pixels 0: comparing paths) there is no density to read: the figures alone.
@@ -53,23 +53,23 @@ function withWebpSettings(route: NativeRoute, bytes: Uint8Array, input: InputFor
   const output = webpOutputPerPixel(bytes, input, pixels, quality);
   const withTokens = route.bytesPerPixel + output.perToken * output.tokens + output.perAlphaByte * output.alpha;
   if (maxRecodePixels(input, "webp", withTokens, bytes.length) >= pixels) return { ...route, bytesPerPixel: withTokens };
-  const lowMemory = route.bytesPerPixel - WEBP_LOW_MEMORY.savedPerPixel + output.perFileByte * output.tokens + output.perAlphaByte * output.alpha;
+  const lowMemory = route.bytesPerPixel + WEBP_LOW_MEMORY.perOutputByte * output.tokens + output.perAlphaByte * output.alpha;
   return { ...route, bytesPerPixel: lowMemory, webp: { lowMemory: true } };
 }
 
 /**
  * Bytes of WebP a pixel at most, `tokens` (the VP8 data, kept as tokens) and `alpha` (a chunk our
- * alpha coder writes apart), and what each byte costs with the token buffer and without.
+ * alpha coder writes apart), and what each byte costs in the token buffer and in the alpha chunk.
  */
 function webpOutputPerPixel(bytes: Uint8Array, input: InputFormat, pixels: number, quality: number) {
   const webp = input === "webp" ? readWebpLayout(bytes) : null;
   if (input === "png" || webp?.lossless) {
     const densest = webpDensestPerPixel(quality, input === "png" ? pngLayout(bytes).alpha : webp!.alpha);
-    return { tokens: densest.vp8, alpha: densest.alpha, perToken: WEBP_DENSEST.tokensPerByte, perFileByte: WEBP_DENSEST.lowMemoryPerByte, perAlphaByte: WEBP_DENSEST.alphaPerByte };
+    return { tokens: densest.vp8, alpha: densest.alpha, perToken: WEBP_DENSEST.tokensPerByte, perAlphaByte: WEBP_DENSEST.alphaPerByte };
   }
   // A lossy upload's size bounds its whole WebP, alpha included.
   const tokens = (webpOutputPerInputByte(quality) * bytes.length) / Math.max(1, pixels);
-  return { tokens, alpha: 0, perToken: WEBP_TOKENS.perOutputByte, perFileByte: WEBP_LOW_MEMORY.perOutputByte, perAlphaByte: 0 };
+  return { tokens, alpha: 0, perToken: WEBP_TOKENS.perOutputByte, perAlphaByte: 0 };
 }
 
 function readerRoute(bytes: Uint8Array, input: InputFormat, target: ImageFormat, pixels: number, quality: number): NativeRoute | null {
