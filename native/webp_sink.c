@@ -4,6 +4,7 @@
 #include <string.h>
 #include <webp/encode.h>
 #include "pixelgate.h"
+#include "src/enc/vp8i_enc.h"
 #include "src/utils/bit_writer_utils.h"
 #include "webp_alpha.h"
 
@@ -11,6 +12,11 @@
 static int low_memory;
 
 void pg_webp_low_memory(int on) { low_memory = on; }
+
+// The most libwebp's token buffer may take (pg_webp_token_cap; 0: no cap). The caller prices the
+// tokens from what the upload suggests; a picture denser than that (a low-quality JPEG written
+// at a high quality) stops at the cap and is coded again as it goes (pg_encode_picture).
+void pg_webp_token_cap(size_t bytes) { VP8TBufferMaxBytes = bytes; }
 
 // The settings of src/codecs/webp.ts (libwebp's defaults, method 4), quality from the caller;
 // low_memory when the caller's estimate of libwebp's token buffer would not fit.
@@ -60,7 +66,7 @@ int pg_jpeg_to_webp(uint8_t *data, size_t size, int width, int height, int orien
 // RIFF header (its first 12 bytes) gives way to ours, the VP8X chunk and the ALPH chunk.
 __attribute__((import_module("env"), import_name("pg_write"))) void pg_write(const void *data, size_t length);
 
-// libwebp's token partition leaves as it grows past its first buffer (native/libwebp-spill.patch):
+// libwebp's token partition leaves as it grows past its first buffer (native/libwebp-memory.patch):
 // JavaScript holds those bytes (pg_hold) until libwebp reaches them in the file (pg_release_held).
 // Else the partition doubled its buffer as it grew, holding up to three times its size in WASM
 // memory, which never shrinks.
@@ -122,7 +128,15 @@ int pg_encode_picture(WebPPicture *picture, const WebPConfig *config) {
   picture->custom_ptr = &output;
   VP8BitWriterSpill = pg_webp_hold;
   VP8BitWriterUnspill = pg_webp_release;
+  VP8TBufferCapped = 0;
   int ok = WebPEncode(config, picture);
+  if (!ok && VP8TBufferCapped && !config->low_memory) {
+    // Nothing was written yet (the file is written after the last pass), and the picture is
+    // as it was: coded again as it goes, the token pages' memory reused.
+    WebPConfig as_it_goes = *config;
+    as_it_goes.low_memory = 1;
+    ok = WebPEncode(&as_it_goes, picture);
+  }
   int error = picture->error_code;
   WebPPictureFree(picture);
   free(alpha.data);

@@ -30,9 +30,14 @@ export type NativeTarget = "webp" | "jpeg" | "baseline-jpeg";
  * instead of keeping every token of the picture for its final pass. The tokens grow with what
  * the picture holds (a 12 MP noise photo: 140 MB; a phone photo: 8), so a dense upload whose
  * tokens would not fit is encoded this way: about 1.65 times the CPU, files within 0.5%.
+ * What the call was priced for is enforced: `tokenBytes`, the most the token buffer may take
+ * (past it the picture is coded again as it goes, in the same call), and `fileBytes`, the most
+ * the file may be (past it the call fails with image_too_large, before anything is answered).
  */
 export interface WebpSettings {
   lowMemory?: boolean;
+  tokenBytes?: number;
+  fileBytes?: number;
 }
 
 /** Status codes of native/pixelgate.h. */
@@ -42,6 +47,8 @@ const enum NativeStatus {
   Invalid = 2,
   NoMemory = 3,
   EncodeFailed = 4,
+  /** Ours, not the module's: the file outgrew what the call was priced for (WebpSettings.fileBytes). */
+  FileTooLarge = 100,
 }
 
 interface NativeExports {
@@ -66,6 +73,7 @@ interface NativeExports {
   pg_jpeg_baseline(on: number): void;
   pg_jpeg_window(bytes: number): void;
   pg_webp_low_memory(on: number): void;
+  pg_webp_token_cap(bytes: number): void;
   pg_to_gif(input: number, data: number, size: number, width: number, height: number, orientation: number): number;
   pg_to_bmp(input: number, data: number, size: number, width: number, height: number, orientation: number): number;
   pg_output_data(): number;
@@ -105,10 +113,17 @@ interface PlacedFile {
  * puts its pieces. `planes`: what the pg_read_planes import copies in, a band of rows at a time
  * (the PNG writer reading a HEIC's planes).
  */
-function instantiate(file?: Uint8Array, written?: Uint8Array[], placed?: PlacedFile, planes?: YCbCrImage): NativeExports {
+function instantiate(file?: Uint8Array, written?: Uint8Array[], placed?: PlacedFile, planes?: YCbCrImage, fileBytes = Infinity): NativeExports {
   let exports: NativeExports | undefined;
   let offset = 0;
   const held: Uint8Array[] = [];
+  let handedOut = 0;
+  /** A copy of what the module hands out, within the file's allowance. */
+  const out = (data: number, length: number): Uint8Array => {
+    handedOut += length;
+    if (handedOut > fileBytes) throw new NativeFailure(NativeStatus.FileTooLarge);
+    return new Uint8Array(exports!.memory.buffer, data, length).slice();
+  };
   const readAt = (dst: number, at: number, length: number): number => {
     if (!file || at + length > file.length) return 0;
     new Uint8Array(exports!.memory.buffer, dst, length).set(file.subarray(at, at + length));
@@ -129,12 +144,12 @@ function instantiate(file?: Uint8Array, written?: Uint8Array[], placed?: PlacedF
         copyPlanesBand(planes!, planes!.width, new Uint8Array(exports!.memory.buffer), band, first, rows, batch);
       },
       pg_write: (data: number, length: number) => {
-        written?.push(new Uint8Array(exports!.memory.buffer, data, length).slice());
+        written?.push(out(data, length));
       },
-      // libwebp's token partition, handed out as it grows (native/libwebp-spill.patch): held
+      // libwebp's token partition, handed out as it grows (native/libwebp-memory.patch): held
       // until libwebp writes the file up to where the partition starts.
       pg_hold: (data: number, length: number) => {
-        held.push(new Uint8Array(exports!.memory.buffer, data, length).slice());
+        held.push(out(data, length));
       },
       pg_release_held: () => {
         written?.push(...held.splice(0));
@@ -515,9 +530,10 @@ function runNative(target: NativeTarget | "png" | "gif" | "bmp", call: (native: 
   // sets an output (a PNG's lossless candidate beating its palette file) answers that instead.
   const written = pieceSink ?? [];
   try {
-    native = instantiate(file, written, options.placed, options.planes);
+    native = instantiate(file, written, options.placed, options.planes, options.webp?.fileBytes);
     if (target === "baseline-jpeg") native.pg_jpeg_baseline(1);
     if (options.webp?.lowMemory) native.pg_webp_low_memory(1);
+    if (options.webp?.tokenBytes) native.pg_webp_token_cap(Math.ceil(options.webp.tokenBytes));
     if (coefficientWindow !== null) native.pg_jpeg_window(coefficientWindow);
     status = call(native);
   } catch (error) {
@@ -538,6 +554,8 @@ function runNative(target: NativeTarget | "png" | "gif" | "bmp", call: (native: 
       throw new PixelgateError("image_too_large", "The image needs more memory to convert than the worker has.", { param: "image" });
     case NativeStatus.EncodeFailed:
       throw new PixelgateError("internal_error", `Encoding ${ENCODER_LABELS[target]} failed.`);
+    case NativeStatus.FileTooLarge:
+      throw new PixelgateError("image_too_large", `At this quality the ${ENCODER_LABELS[target]} of this picture would need more memory than the worker has (its detail was not in the upload's size); a lower quality or a smaller image fits.`, { param: "image" });
     default:
       throw invalidImage("The image could not be decoded.");
   }

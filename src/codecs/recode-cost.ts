@@ -70,7 +70,7 @@ const NATIVE_BYTES_PER_PIXEL = {
  * WebP came out at most 0.73 times its upload at quality 70 (a noise JPEG; a phone photo 0.19),
  * 1.02 at 90, 1.33 at 100 (`outputPerInputByte`). Coding as it goes instead (libwebp's
  * low_memory: 1.65 times the CPU, files within 0.5%), what grows is the file only: its token
- * partition leaves WASM memory as it grows (native/libwebp-spill.patch) and stays in JavaScript
+ * partition leaves WASM memory as it grows (native/libwebp-memory.patch) and stays in JavaScript
  * in those pieces up to the answer, so each byte of it is held once (`perOutputByte`, with room
  * for the 3 MB two runs of one case differ by). Measured with the request's body counted, the
  * figures of this file for the rest: the 12 MP noise JPEG (9.9 MB) 61.7 MiB at quality 70 and
@@ -82,6 +82,25 @@ export const WEBP_TOKENS = { perOutputByte: 19.5 };
 export const WEBP_LOW_MEMORY = { perOutputByte: 2 };
 export function webpOutputPerInputByte(quality: number): number {
   return 0.73 + Math.max(0, quality - 70) * 0.02;
+}
+
+/**
+ * That ratio is what a JPEG written at a high quality makes; one written at a lower quality
+ * than the WebP asked for makes more: its blocks' edges and ringing are detail the WebP keeps.
+ * Measured at 1 MP on binary noise, Gaussian noise and a photo, JPEG qualities 10 to 95, the
+ * largest WebP for each byte of a JPEG of quality 80 or more was 0.96 at WebP quality 70, 1.09
+ * at 80, 1.36 at 90 and 2.09 at 100 (a photo; noise 1.63); a JPEG of quality 10 made 3.7 to 8.3
+ * times its size. The token buffer is priced from the ratio above and enforced (the picture is
+ * coded again as it goes past it); a file coded as it goes is priced from the densest picture
+ * when that fits, else from these ratios (`WEBP_FILE`), and a file past them (an upload of low
+ * quality asked for at a high one, at 24 MP) fails with image_too_large, refunded.
+ */
+const WEBP_FILE: readonly (readonly [quality: number, perInputByte: number])[] = [[70, 1.0], [80, 1.1], [90, 1.4], [100, 2.1]];
+export function webpFilePerInputByte(quality: number): number {
+  const at = WEBP_FILE.findIndex(([q]) => q >= quality);
+  if (at <= 0) return WEBP_FILE[Math.max(0, at)]![1];
+  const [[q0, r0], [q1, r1]] = [WEBP_FILE[at - 1]!, WEBP_FILE[at]!];
+  return r0 + ((quality - q0) * (r1 - r0)) / (q1 - q0);
 }
 
 /**
@@ -248,6 +267,18 @@ const NATIVE_JPEG = {
   progressive: { webp: { perPixel: 2.7, perInputByte: 0 }, jpeg: { perPixel: 0.5, perInputByte: 4.1 }, tiff: { perPixel: 0.7, perInputByte: 5.4 } },
 } as const;
 
+/**
+ * A baseline JPEG to WebP coded as it goes (WEBP_LOW_MEMORY), the file priced apart: the YUV
+ * picture (1.5 B/px) and libwebp's per-macroblock state, the decoder's scanlines gone. Measured,
+ * the upload and the file's price taken off: at most 1.41 B/px (the 12 MP noise JPEG at quality
+ * 80, 62.7 MiB in all; turned 63.3), 1.2 for the 24 MP camera photo at 70 and 80, upright or
+ * turned (51.6 and 53.5 MiB), 0.7 for the 24 MP noise JPEG (96.6). With the token buffer the
+ * 2.7 above holds (the 12 MP phone photo at quality 100: 95.5 MiB against 99.5), and a
+ * progressive file's coefficients are still in WASM memory when libwebp peaks (its 24 MP photo
+ * needs 2.4 at quality 100, 81.7 MiB), so it keeps 2.7 either way.
+ */
+const BASELINE_JPEG_TO_WEBP_CODED_AS_IT_GOES = 2.0;
+
 /** A turned or flipped JPEG goes to the JPEG encoder through oriented YUV 4:2:0 planes. */
 const ORIENTED_PLANES_BYTES_PER_PIXEL = 1.5;
 
@@ -256,6 +287,11 @@ export function jpegBytesPerPixel(progressive: boolean, to: NativeEncoderTarget 
   const cost = NATIVE_JPEG[progressive ? "progressive" : "baseline"][to];
   const planes = turned && to !== "webp" ? ORIENTED_PLANES_BYTES_PER_PIXEL : 0;
   return cost.perPixel + planes + (cost.perInputByte * inputBytes) / Math.max(1, pixels);
+}
+
+/** A JPEG file to WebP when the encoder codes as it goes, the file it writes priced apart. */
+export function jpegToLowMemoryWebpBytesPerPixel(progressive: boolean): number {
+  return progressive ? NATIVE_JPEG.progressive.webp.perPixel : BASELINE_JPEG_TO_WEBP_CODED_AS_IT_GOES;
 }
 
 /** A non-interlaced PNG file to WebP or JPEG, decoded a row at a time. */

@@ -6,7 +6,7 @@ import { readJpegFrame } from "./jpeg.ts";
 import { readOrientation, type Orientation } from "./orientation.ts";
 import { maxRecodePixels } from "./limits.ts";
 import type { PlanesEncoding, WebpSettings } from "./native.ts";
-import { heicBytesPerPixel, heicToPngBytesPerPixel, heicToRowWriterBytesPerPixel, jpegBytesPerPixel, pngBytesPerPixel, pngLayout, pngToEncoderBytesPerPixel, rowWriterBytesPerPixel, webpBytesPerPixel, webpToPngBytesPerPixel, WEBP_DENSEST, WEBP_LOW_MEMORY, WEBP_TOKENS, webpDensestPerPixel, webpOutputPerInputByte, type NativeEncoderTarget } from "./recode-cost.ts";
+import { heicBytesPerPixel, heicToPngBytesPerPixel, heicToRowWriterBytesPerPixel, jpegBytesPerPixel, jpegToLowMemoryWebpBytesPerPixel, pngBytesPerPixel, pngLayout, pngToEncoderBytesPerPixel, rowWriterBytesPerPixel, webpBytesPerPixel, webpToPngBytesPerPixel, WEBP_DENSEST, WEBP_LOW_MEMORY, WEBP_TOKENS, webpDensestPerPixel, webpFilePerInputByte, webpOutputPerInputByte, type NativeEncoderTarget } from "./recode-cost.ts";
 import { readWebpLayout } from "./webp.ts";
 
 // Which way one compress or convert runs, decided once from the file's first bytes: our own
@@ -16,13 +16,14 @@ import { readWebpLayout } from "./webp.ts";
 
 /**
  * A native path: the file's reader, what it costs, and what the reader needs to know; `webp`:
- * how the WebP encoder is to spend memory (webpSettings below).
+ * how the WebP encoder is to spend memory (withWebpSettings below); `lowMemoryBytesPerPixel`:
+ * the reader's cost beside a WebP encoder that codes as it goes, where it was measured apart.
  */
 export type NativeRoute = (
   | { input: "jpeg"; bytesPerPixel: number; orientation: Orientation }
   | { input: "png" | "webp"; bytesPerPixel: number; orientation: Orientation }
-  | { input: "heic"; bytesPerPixel: number; encoding: PlanesEncoding; tiles: HeicLayout | null }
-) & { webp?: WebpSettings };
+  | { input: "heic"; bytesPerPixel: number; encoding: PlanesEncoding & { alpha: boolean }; tiles: HeicLayout | null }
+) & { webp?: WebpSettings; lowMemoryBytesPerPixel?: number };
 
 /** Targets the native encoders write: WebP, JPEG, a TIFF around a baseline JPEG (PNG, GIF and BMP: the row writers). */
 const ENCODER_TARGET: Partial<Record<ImageFormat, NativeEncoderTarget>> = { webp: "webp", jpeg: "jpeg", tiff: "jpeg" };
@@ -42,34 +43,51 @@ export function nativeRoute(bytes: Uint8Array, input: InputFormat, target: Image
 
 /**
  * libwebp keeps every token of the picture for its final pass, and how many there are follows
- * the file it writes (recode-cost.ts WEBP_TOKENS): a lossy upload's size bounds it, a PNG's or
+ * the file it writes (recode-cost.ts WEBP_TOKENS). A lossy upload's size suggests it; a PNG's or
  * a lossless WebP's cannot, so theirs is the densest picture's at that quality (WEBP_DENSEST).
  * When that fits the isolate's budget the route pays for it; else the encoder codes as it goes
- * (slower; the file is then all that grows: WEBP_LOW_MEMORY).
+ * (slower; the file is then all that grows: WEBP_LOW_MEMORY), priced for the largest file the
+ * picture can make at that quality when that fits, else for the largest the upload's size lets
+ * one expect (webpFilePerInputByte). What was paid for is enforced (WebpSettings): the token
+ * buffer may take half its price, and past that the picture is coded again as it goes, its file
+ * (the densest picture's at most) priced beside that half; coded as it goes from the start, the
+ * file may be as large as it was priced.
  */
 function withWebpSettings(route: NativeRoute, bytes: Uint8Array, input: InputFormat, pixels: number, quality: number): NativeRoute {
   // Without a size (pixels 0: comparing paths) there is no density to read: the figures alone.
   if (pixels <= 0) return route;
-  const output = webpOutputPerPixel(bytes, input, pixels, quality);
-  const withTokens = route.bytesPerPixel + output.perToken * output.tokens + output.perAlphaByte * output.alpha;
-  if (maxRecodePixels(input, "webp", withTokens, bytes.length) >= pixels) return { ...route, bytesPerPixel: withTokens };
-  const lowMemory = route.bytesPerPixel + WEBP_LOW_MEMORY.perOutputByte * output.tokens + output.perAlphaByte * output.alpha;
-  return { ...route, bytesPerPixel: lowMemory, webp: { lowMemory: true } };
+  const output = webpOutputPerPixel(bytes, input, pixels, quality, route.input === "heic" && route.encoding.alpha);
+  const fits = (bytesPerPixel: number) => maxRecodePixels(input, "webp", bytesPerPixel, bytes.length) >= pixels;
+  const fileOf = (vp8: number) => WEBP_LOW_MEMORY.perOutputByte * vp8 + output.perAlphaByte * output.alpha;
+  const fileBytes = (vp8: number) => (vp8 + output.alpha) * pixels + WEBP_HEADER_BYTES;
+  const tokens = output.perToken * output.tokens + output.perAlphaByte * output.alpha;
+  // Half the tokens' price, and beside it the densest file, coded again as it goes.
+  const withTokens = route.bytesPerPixel + Math.max(tokens, tokens / 2 + fileOf(output.densest));
+  if (fits(withTokens)) return { ...route, bytesPerPixel: withTokens, webp: { tokenBytes: (tokens / 2) * pixels, fileBytes: fileBytes(output.densest) } };
+  const base = route.lowMemoryBytesPerPixel ?? route.bytesPerPixel;
+  const vp8 = output.uploadBound === null || fits(base + fileOf(output.densest)) ? output.densest : output.uploadBound;
+  return { ...route, bytesPerPixel: base + fileOf(vp8), webp: { lowMemory: true, fileBytes: fileBytes(vp8) } };
 }
 
+/** RIFF, VP8X, ALPH and VP8 chunk headers, the alpha coder's, and room to spare: allowed beside a file's bytes per pixel. */
+const WEBP_HEADER_BYTES = 4096;
+
 /**
- * Bytes of WebP a pixel at most, `tokens` (the VP8 data, kept as tokens) and `alpha` (a chunk our
- * alpha coder writes apart), and what each byte costs in the token buffer and in the alpha chunk.
+ * Bytes of WebP a pixel: `tokens`, what the token buffer is priced for (the VP8 data); `densest`,
+ * the most VP8 data any picture makes at that quality; `uploadBound`, for a lossy upload, the
+ * most its size lets one expect (null for a PNG or lossless WebP, bound by `densest` alone);
+ * `alpha`, the chunk our alpha coder writes apart. With what each byte costs in the token buffer
+ * and in the alpha chunk.
  */
-function webpOutputPerPixel(bytes: Uint8Array, input: InputFormat, pixels: number, quality: number) {
+function webpOutputPerPixel(bytes: Uint8Array, input: InputFormat, pixels: number, quality: number, heicAlpha: boolean) {
   const webp = input === "webp" ? readWebpLayout(bytes) : null;
-  if (input === "png" || webp?.lossless) {
-    const densest = webpDensestPerPixel(quality, input === "png" ? pngLayout(bytes).alpha : webp!.alpha);
-    return { tokens: densest.vp8, alpha: densest.alpha, perToken: WEBP_DENSEST.tokensPerByte, perAlphaByte: WEBP_DENSEST.alphaPerByte };
-  }
-  // A lossy upload's size bounds its whole WebP, alpha included.
-  const tokens = (webpOutputPerInputByte(quality) * bytes.length) / Math.max(1, pixels);
-  return { tokens, alpha: 0, perToken: WEBP_TOKENS.perOutputByte, perAlphaByte: 0 };
+  const densest = webpDensestPerPixel(quality, input === "png" ? pngLayout(bytes).alpha : (webp?.alpha ?? heicAlpha));
+  const alpha = { alpha: densest.alpha, perAlphaByte: WEBP_DENSEST.alphaPerByte };
+  if (input === "png" || webp?.lossless) return { tokens: densest.vp8, densest: densest.vp8, uploadBound: null, perToken: WEBP_DENSEST.tokensPerByte, ...alpha };
+  // A lossy upload's size suggests its WebP (the ratios were measured on JPEGs, without alpha).
+  const perUploadByte = (ratio: number) => (ratio * bytes.length) / Math.max(1, pixels);
+  const uploadBound = Math.min(densest.vp8, perUploadByte(webpFilePerInputByte(quality)));
+  return { tokens: perUploadByte(webpOutputPerInputByte(quality)), densest: densest.vp8, uploadBound, perToken: WEBP_TOKENS.perOutputByte, ...alpha };
 }
 
 function readerRoute(bytes: Uint8Array, input: InputFormat, target: ImageFormat, pixels: number, quality: number): NativeRoute | null {
@@ -82,7 +100,9 @@ function readerRoute(bytes: Uint8Array, input: InputFormat, target: ImageFormat,
     // A TIFF's tags describe a three-component strip: a grey JPEG takes the general path.
     if (!encoder || (target === "tiff" && frame.components !== 3)) return null;
     const to = target === "tiff" ? "tiff" : encoder;
-    return { input, orientation, bytesPerPixel: jpegBytesPerPixel(frame.progressive, to, orientation !== 1, bytes.length, pixels) };
+    const bytesPerPixel = jpegBytesPerPixel(frame.progressive, to, orientation !== 1, bytes.length, pixels);
+    if (to !== "webp") return { input, orientation, bytesPerPixel };
+    return { input, orientation, bytesPerPixel, lowMemoryBytesPerPixel: jpegToLowMemoryWebpBytesPerPixel(frame.progressive) };
   }
   // An EXIF-oriented PNG or WebP is rare: the row writers (PNG, GIF, BMP) turn it (in bands,
   // reading the file once per band); to the other targets the general path turns it.

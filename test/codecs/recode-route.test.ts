@@ -75,12 +75,12 @@ describe("WebP's token buffer", () => {
     // 4.3 MP of noise at quality 100: over a byte of upload a pixel, where a photo has 0.2.
     const noise = await noiseJpeg(2400, 1800, 100);
     const dense = nativeRoute(noise, "jpeg", "webp", 2400 * 1800, 70)!;
-    expect(dense.webp).toEqual({ lowMemory: true });
+    expect(dense.webp).toMatchObject({ lowMemory: true });
     // A small noise file fits with its tokens; what the memory gate and the limit read still
     // grows with the density, and with the quality.
     const small = await noiseJpeg(256, 192);
     const smallRoute = nativeRoute(small, "jpeg", "webp", pixels, 70)!;
-    expect(smallRoute.webp).toBeUndefined();
+    expect(smallRoute.webp?.lowMemory).toBeUndefined();
     expect(smallRoute.bytesPerPixel).toBeGreaterThan(calm.bytesPerPixel);
     expect(nativeRoute(smooth, "jpeg", "webp", pixels, 100)!.bytesPerPixel).toBeGreaterThan(calm.bytesPerPixel);
   });
@@ -97,7 +97,7 @@ describe("WebP's token buffer", () => {
 
   it("a token partition past its first buffer leaves WASM memory in pieces and the file still reads back whole", async () => {
     // 0.8 MP of noise at quality 100: about a megabyte of partition, several times the 256 KB
-    // after which it is handed out (native/libwebp-spill.patch), with tokens and coded as it goes.
+    // after which it is handed out (native/libwebp-memory.patch), with tokens and coded as it goes.
     const noise = await noiseJpeg(1024, 768, 100);
     const header = readHeader(noise, "jpeg");
     const source = (await decodeImage(noise, header))!;
@@ -111,6 +111,27 @@ describe("WebP's token buffer", () => {
       expect(decoded.width).toBe(1024);
       expect(meanDiff(decoded, source)).toBeLessThan(8);
     }
+  });
+
+  it("what the call was priced for holds: past its token allowance the picture is coded again as it goes, past its file allowance the call fails", async () => {
+    // A JPEG of quality 5 asked for at 100: its blocks' edges are detail the WebP keeps, so the
+    // WebP is several times the upload, more than the upload's size let the price expect.
+    const blocky = await noiseJpeg(640, 480, 5);
+    const header = readHeader(blocky, "jpeg");
+    const tokens = transcodeJpeg(blocky, header, "webp", 100)!;
+    expect(tokens.length).toBeGreaterThan(3 * blocky.length);
+    const asItGoes = transcodeJpeg(blocky, header, "webp", 100, 1, { lowMemory: true })!;
+    const capped = transcodeJpeg(blocky, header, "webp", 100, 1, { tokenBytes: 64 * 1024 })!;
+    expect(Buffer.from(capped).equals(Buffer.from(asItGoes))).toBe(true);
+    expect(Buffer.from(capped).equals(Buffer.from(tokens))).toBe(false);
+    // Within its file allowance the same call answers; past it, image_too_large.
+    expect(transcodeJpeg(blocky, header, "webp", 100, 1, { lowMemory: true, fileBytes: asItGoes.length })!.length).toBe(asItGoes.length);
+    expect(() => transcodeJpeg(blocky, header, "webp", 100, 1, { lowMemory: true, fileBytes: asItGoes.length - 1 })).toThrow(expect.objectContaining({ code: "image_too_large" }));
+    // The route allows the token buffer half its price and the file the rest; the upload goes
+    // through in full.
+    const route = nativeRoute(blocky, "jpeg", "webp", 640 * 480, 100)!;
+    expect(route.webp?.tokenBytes).toBeGreaterThan(0);
+    expect((await recodeImage(blocky, header, "webp", { quality: 100 })).length).toBeGreaterThan(3 * blocky.length);
   });
 });
 
@@ -144,8 +165,11 @@ describe("WebP's token buffer, from a PNG or a lossless WebP", () => {
           expect(file.length).toBeGreaterThan(bytes.length);
           expect(file.length).toBeLessThanOrEqual((densest.vp8 + densest.alpha) * pixels);
           const route = nativeRoute(bytes, input, "webp", pixels, quality)!;
-          // Small enough to keep the token buffer, priced for the densest picture's tokens.
-          expect(route.webp).toBeUndefined();
+          // Small enough to keep the token buffer, priced for the densest picture's tokens, half
+          // of which it may take.
+          const tokens = WEBP_DENSEST.tokensPerByte * densest.vp8 + WEBP_DENSEST.alphaPerByte * densest.alpha;
+          expect(route.webp).toMatchObject({ tokenBytes: expect.closeTo((tokens / 2) * pixels, 0) });
+          expect(route.webp!.lowMemory).toBeUndefined();
           expect(route.bytesPerPixel).toBeCloseTo(base + WEBP_DENSEST.tokensPerByte * densest.vp8 + WEBP_DENSEST.alphaPerByte * densest.alpha, 6);
         }
       }
@@ -157,12 +181,12 @@ describe("WebP's token buffer, from a PNG or a lossless WebP", () => {
     // The route reads the layout from the file and the pixels from the header: a 4 MP PNG at
     // convert's quality keeps its place, coded as it goes.
     const four = nativeRoute(png, "png", "webp", 2000 * 2000, 80)!;
-    expect(four.webp).toEqual({ lowMemory: true });
+    expect(four.webp).toMatchObject({ lowMemory: true });
     expect(maxRecodePixels("png", "webp", four.bytesPerPixel, png.length)).toBeGreaterThanOrEqual(2000 * 2000);
     // So does 12 MP at quality 100: coded as it goes only the file grows, and it leaves WASM
     // memory as it is written (measured 56 MB for this picture's 0.3 MB upload at 12 MP).
     const twelve = nativeRoute(png, "png", "webp", 4000 * 3000, 100)!;
-    expect(twelve.webp).toEqual({ lowMemory: true });
+    expect(twelve.webp).toMatchObject({ lowMemory: true });
     expect(maxRecodePixels("png", "webp", twelve.bytesPerPixel, png.length)).toBeGreaterThanOrEqual(4000 * 3000);
     // With alpha and the largest upload there is (20 MB of dense samples at 12 MP, measured
     // 101 MB), the limit refuses it before the charge.
