@@ -89,13 +89,44 @@ export interface JpegFrame {
   progressive: boolean;
   /** Colour components in the frame (1 grey, 3 YCbCr or RGB, 4 CMYK). */
   components: number;
+  /**
+   * The quality its first quantisation table (luma) stands for on libjpeg's 1 to 100 scale,
+   * from how far its steps are from the standard table's (null: no table before the scan).
+   * How coarse the file was written tells how much finer a re-encoding can come out.
+   */
+  quality: number | null;
+}
+
+/** Sum of the 64 steps of the standard luminance quantisation table (ITU T.81 Annex K), libjpeg's quality 50. */
+const STANDARD_LUMA_STEPS = 3688;
+
+/** libjpeg's quality for a luma table whose steps add up to `sum` (its scaling, inverted). */
+function qualityOfSteps(sum: number): number {
+  const scale = (100 * sum) / STANDARD_LUMA_STEPS;
+  const quality = scale <= 100 ? (200 - scale) / 2 : 5000 / scale;
+  return Math.min(100, Math.max(1, Math.round(quality)));
+}
+
+/** The first table (destination 0) of a DQT segment's tables, summed, or null. */
+function lumaStepsIn(r: ByteReader, start: number, end: number): number | null {
+  for (let at = start; at < end; ) {
+    const precision = r.u8(at) >> 4;
+    const destination = r.u8(at) & 0x0f;
+    const size = precision ? 2 : 1;
+    let sum = 0;
+    for (let i = 0; i < 64; i++) sum += size === 2 ? r.u16(at + 1 + 2 * i) : r.u8(at + 1 + i);
+    if (destination === 0) return sum;
+    at += 1 + 64 * size;
+  }
+  return null;
 }
 
 /** Walks the marker segments up to the first scan, reading the frame header on the way. */
 export function readJpegFrame(bytes: Uint8Array): JpegFrame {
   const r = new ByteReader(bytes, false, "JPEG");
   if (r.u8(0) !== 0xff || r.u8(1) !== 0xd8) throw invalidImage("The data is not a JPEG (no SOI marker).");
-  let frame: Omit<JpegFrame, "scanOffset"> | null = null;
+  let frame: Omit<JpegFrame, "scanOffset" | "quality"> | null = null;
+  let lumaSteps: number | null = null;
   let offset = 2;
   for (;;) {
     if (r.u8(offset) !== 0xff) throw invalidImage("The JPEG marker structure is corrupt.");
@@ -116,9 +147,10 @@ export function readJpegFrame(bytes: Uint8Array): JpegFrame {
       // marker, which nothing we accept writes.
       frame = { height: r.u16(offset + 5), width: r.u16(offset + 7), progressive: (marker & 0x03) === 0x02, components: r.u8(offset + 9) };
     }
+    if (marker === 0xdb) lumaSteps = lumaStepsIn(r, offset + 4, offset + 2 + length) ?? lumaSteps;
     if (marker === 0xda) {
       if (!frame) throw invalidImage("The JPEG has image data before its frame header.");
-      return { ...frame, scanOffset: offset };
+      return { ...frame, scanOffset: offset, quality: lumaSteps === null ? null : qualityOfSteps(lumaSteps) };
     }
     offset += 2 + length;
   }

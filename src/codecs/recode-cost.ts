@@ -88,20 +88,40 @@ export function webpOutputPerInputByte(quality: number): number {
  * That ratio is what a JPEG written at a high quality makes; one written at a lower quality
  * than the WebP asked for makes more: its blocks' edges and ringing are detail the WebP keeps.
  * Measured at 1 MP on binary noise, Gaussian noise and a photo, JPEG qualities 10 to 95, the
- * largest WebP for each byte of a JPEG of quality 80 or more was 0.96 at WebP quality 70, 1.09
- * at 80, 1.36 at 90 and 2.09 at 100 (a photo; noise 1.63); a JPEG of quality 10 made 3.7 to 8.3
- * times its size. The token buffer is priced from the ratio above and enforced (the picture is
- * coded again as it goes past it); a file coded as it goes is priced from the densest picture
- * when that fits, else from these ratios (`WEBP_FILE`), and a file past them (an upload of low
- * quality asked for at a high one, at 24 MP) fails with image_too_large, refunded.
+ * largest WebP for each byte of the JPEG, by the JPEG's own quality (JpegFrame.quality) and the
+ * WebP's (at 50 it is under the figure for 70):
+ *
+ *   JPEG quality   WebP 70   80     90     100
+ *   90 and up      0.77      0.85   1.02   1.56 (the photo; noise 1.31)
+ *   80 to 89       0.96      1.09   1.36   2.09
+ *   70 to 79       1.17      1.34   1.68   2.57
+ *   50 to 69       1.50      1.71   2.13   3.41
+ *   10             3.7 to 8.3 times its size
+ *
+ * The token buffer is priced from the ratio above and enforced (the picture is coded again as
+ * it goes past it). A file coded as it goes is priced for the densest picture when that fits,
+ * else from this table, 5% added (`WEBP_FILE`; a lossy WebP or HEIC upload, whose quality the
+ * header does not say, takes the 80 row; a JPEG under 50 only the densest picture), and a file
+ * past its price fails with image_too_large, refunded.
  */
-const WEBP_FILE: readonly (readonly [quality: number, perInputByte: number])[] = [[70, 1.0], [80, 1.1], [90, 1.4], [100, 2.1]];
-export function webpFilePerInputByte(quality: number): number {
-  const at = WEBP_FILE.findIndex(([q]) => q >= quality);
-  if (at <= 0) return WEBP_FILE[Math.max(0, at)]![1];
-  const [[q0, r0], [q1, r1]] = [WEBP_FILE[at - 1]!, WEBP_FILE[at]!];
+const WEBP_FILE: readonly { fromQuality: number; perInputByte: readonly (readonly [quality: number, ratio: number])[] }[] = [
+  { fromQuality: 90, perInputByte: [[70, 0.81], [80, 0.9], [90, 1.07], [100, 1.64]] },
+  { fromQuality: 80, perInputByte: [[70, 1.0], [80, 1.15], [90, 1.43], [100, 2.2]] },
+  { fromQuality: 70, perInputByte: [[70, 1.23], [80, 1.41], [90, 1.76], [100, 2.7]] },
+  { fromQuality: 50, perInputByte: [[70, 1.58], [80, 1.8], [90, 2.24], [100, 3.58]] },
+];
+/** Most bytes of WebP at `quality` per byte of an upload written at `sourceQuality`, or null: no bound from its size. */
+export function webpFilePerInputByte(quality: number, sourceQuality: number): number | null {
+  const row = WEBP_FILE.find(({ fromQuality }) => sourceQuality >= fromQuality)?.perInputByte;
+  if (!row) return null;
+  const at = row.findIndex(([q]) => q >= quality);
+  if (at <= 0) return row[0]![1];
+  const [[q0, r0], [q1, r1]] = [row[at - 1]!, row[at]!];
   return r0 + ((quality - q0) * (r1 - r0)) / (q1 - q0);
 }
+
+/** The row a lossy upload of unknown quality (a WebP, a HEIC) takes in WEBP_FILE. */
+export const UNKNOWN_SOURCE_QUALITY = 80;
 
 /**
  * A PNG or lossless WebP upload says nothing of the WebP it becomes: a noise tile repeated along

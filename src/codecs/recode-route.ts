@@ -6,7 +6,7 @@ import { readJpegFrame } from "./jpeg.ts";
 import { readOrientation, type Orientation } from "./orientation.ts";
 import { maxRecodePixels } from "./limits.ts";
 import type { PlanesEncoding, WebpSettings } from "./native.ts";
-import { heicBytesPerPixel, heicToPngBytesPerPixel, heicToRowWriterBytesPerPixel, jpegBytesPerPixel, jpegToLowMemoryWebpBytesPerPixel, pngBytesPerPixel, pngLayout, pngToEncoderBytesPerPixel, rowWriterBytesPerPixel, webpBytesPerPixel, webpToPngBytesPerPixel, WEBP_DENSEST, WEBP_LOW_MEMORY, WEBP_TOKENS, webpDensestPerPixel, webpFilePerInputByte, webpOutputPerInputByte, type NativeEncoderTarget } from "./recode-cost.ts";
+import { heicBytesPerPixel, heicToPngBytesPerPixel, heicToRowWriterBytesPerPixel, jpegBytesPerPixel, jpegToLowMemoryWebpBytesPerPixel, pngBytesPerPixel, pngLayout, pngToEncoderBytesPerPixel, rowWriterBytesPerPixel, webpBytesPerPixel, webpToPngBytesPerPixel, WEBP_DENSEST, WEBP_LOW_MEMORY, WEBP_TOKENS, UNKNOWN_SOURCE_QUALITY, webpDensestPerPixel, webpFilePerInputByte, webpOutputPerInputByte, type NativeEncoderTarget } from "./recode-cost.ts";
 import { readWebpLayout } from "./webp.ts";
 
 // Which way one compress or convert runs, decided once from the file's first bytes: our own
@@ -84,9 +84,12 @@ function webpOutputPerPixel(bytes: Uint8Array, input: InputFormat, pixels: numbe
   const densest = webpDensestPerPixel(quality, input === "png" ? pngLayout(bytes).alpha : (webp?.alpha ?? heicAlpha));
   const alpha = { alpha: densest.alpha, perAlphaByte: WEBP_DENSEST.alphaPerByte };
   if (input === "png" || webp?.lossless) return { tokens: densest.vp8, densest: densest.vp8, uploadBound: null, perToken: WEBP_DENSEST.tokensPerByte, ...alpha };
-  // A lossy upload's size suggests its WebP (the ratios were measured on JPEGs, without alpha).
+  // A lossy upload's size suggests its WebP, given how coarsely it was written (the ratios were
+  // measured on JPEGs, without alpha).
   const perUploadByte = (ratio: number) => (ratio * bytes.length) / Math.max(1, pixels);
-  const uploadBound = Math.min(densest.vp8, perUploadByte(webpFilePerInputByte(quality)));
+  const sourceQuality = (input === "jpeg" ? readJpegFrame(bytes).quality : null) ?? UNKNOWN_SOURCE_QUALITY;
+  const ratio = webpFilePerInputByte(quality, sourceQuality);
+  const uploadBound = ratio === null ? densest.vp8 : Math.min(densest.vp8, perUploadByte(ratio));
   return { tokens: perUploadByte(webpOutputPerInputByte(quality)), densest: densest.vp8, uploadBound, perToken: WEBP_TOKENS.perOutputByte, ...alpha };
 }
 

@@ -5,7 +5,8 @@
 import { describe, expect, it } from "vitest";
 import { decodeImage, encodeImage, nativeRoute, readHeader, recodeImage } from "../../src/codecs/index.ts";
 import { ENCODE_BYTES_PER_PIXEL, maxRecodePixels } from "../../src/codecs/limits.ts";
-import { pngToEncoderBytesPerPixel, webpBytesPerPixel, webpDensestPerPixel, WEBP_DENSEST } from "../../src/codecs/recode-cost.ts";
+import { pngToEncoderBytesPerPixel, webpBytesPerPixel, webpDensestPerPixel, webpFilePerInputByte, WEBP_DENSEST } from "../../src/codecs/recode-cost.ts";
+import { readJpegFrame } from "../../src/codecs/jpeg.ts";
 import { Buffer } from "node:buffer";
 import { heicEncoding } from "../../src/codecs/heic.ts";
 import { heicPlanesFromTiles } from "../../src/codecs/heic-tiles.ts";
@@ -111,6 +112,20 @@ describe("WebP's token buffer", () => {
       expect(decoded.width).toBe(1024);
       expect(meanDiff(decoded, source)).toBeLessThan(8);
     }
+  });
+
+  it("a JPEG's own quality, read from its luma table, sets how large its WebP may be priced", async () => {
+    const picture = gradient(256, 192);
+    const qualities = await Promise.all([15, 40, 60, 75, 85, 95].map(async (quality) => readJpegFrame(await encodeImage(picture, "jpeg", { quality })).quality!));
+    // libjpeg's scale read back: in order, and each near what was asked for (MozJPEG's own
+    // tables read a little coarser than libjpeg's at the same setting).
+    expect(qualities).toEqual([...qualities].sort((a, b) => a - b));
+    qualities.forEach((read, k) => expect(Math.abs(read - [15, 40, 60, 75, 85, 95][k]!)).toBeLessThanOrEqual(20));
+    // A coarser upload may make more WebP per byte; under 50 its size bounds nothing.
+    const ratios = [95, 85, 75, 55].map((source) => webpFilePerInputByte(80, source)!);
+    expect(ratios).toEqual([...ratios].sort((a, b) => a - b));
+    expect(webpFilePerInputByte(80, 40)).toBeNull();
+    expect(webpFilePerInputByte(100, 95)!).toBeGreaterThan(webpFilePerInputByte(70, 95)!);
   });
 
   it("what the call was priced for holds: past its token allowance the picture is coded again as it goes, past its file allowance the call fails", async () => {
