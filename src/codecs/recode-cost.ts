@@ -291,13 +291,14 @@ const NATIVE_JPEG = {
  * A baseline JPEG to WebP coded as it goes (WEBP_LOW_MEMORY), the file priced apart: the YUV
  * picture (1.5 B/px) and libwebp's per-macroblock state, the decoder's scanlines gone. Measured,
  * the upload and the file's price taken off: at most 1.41 B/px (the 12 MP noise JPEG at quality
- * 80, 62.7 MiB in all; turned 63.3), 1.2 for the 24 MP camera photo at 70 and 80, upright or
- * turned (51.6 and 53.5 MiB), 0.7 for the 24 MP noise JPEG (96.6). With the token buffer the
- * 2.7 above holds (the 12 MP phone photo at quality 100: 95.5 MiB against 99.5), and a
- * progressive file's coefficients are still in WASM memory when libwebp peaks (its 24 MP photo
- * needs 2.4 at quality 100, 81.7 MiB), so it keeps 2.7 either way.
+ * 80, 62.7 MiB in all, its file priced from the upload; turned 63.3), 1.2 for the 24 MP camera
+ * photo at 70 and 80, upright or turned (51.6 and 53.5 MiB), 0.7 for a 24 MP 11.8 MB one at 80
+ * (68.7) and for the 24 MP noise JPEG (96.6). With the token buffer the 2.7 above holds (the
+ * 12 MP phone photo at quality 100: 95.5 MiB against 99.5), and a progressive file's
+ * coefficients are still in WASM memory when libwebp peaks (its 24 MP photo needs 2.4 at
+ * quality 100, 81.7 MiB), so it keeps 2.7 either way.
  */
-const BASELINE_JPEG_TO_WEBP_CODED_AS_IT_GOES = 2.0;
+const BASELINE_JPEG_TO_WEBP_CODED_AS_IT_GOES = 1.7;
 
 /** A turned or flipped JPEG goes to the JPEG encoder through oriented YUV 4:2:0 planes. */
 const ORIENTED_PLANES_BYTES_PER_PIXEL = 1.5;
