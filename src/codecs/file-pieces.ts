@@ -15,16 +15,11 @@ export interface RecodedImage {
   readonly height: number;
 }
 
-/** The pieces as one array; each is dropped from the list once copied. */
+/** The pieces as one array, dropped from the list (which held them only for this). */
 export function joinPieces(pieces: Uint8Array[]): Uint8Array {
   if (pieces.length === 1) return pieces[0]!;
-  const out = new Uint8Array(lengthOf(pieces));
-  let at = 0;
-  for (let k = 0; k < pieces.length; k++) {
-    out.set(pieces[k]!, at);
-    at += pieces[k]!.length;
-    pieces[k] = out.subarray(0, 0);
-  }
+  const out = concatPieces(pieces);
+  pieces.fill(out.subarray(0, 0));
   return out;
 }
 

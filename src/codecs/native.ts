@@ -109,11 +109,12 @@ interface PlacedFile {
  * A fresh instance. `file`: what the module's pg_read and pg_read_at imports hand out, in the
  * pieces it asks for (the PNG paths read their input that way instead of from a copy in WASM
  * memory). `written`: where the pg_write import puts the pieces of a file the module hands out
- * as it writes it (a lossless PNG, a GIF), copied out of WASM memory. `placed`: where pg_write_at
- * puts its pieces. `planes`: what the pg_read_planes import copies in, a band of rows at a time
- * (the PNG writer reading a HEIC's planes).
+ * as it writes it (a lossless PNG, a GIF, a WebP), copied out of WASM memory, within the WebP
+ * settings' `fileBytes`. `placed`: where pg_write_at puts its pieces. `planes`: what the
+ * pg_read_planes import copies in, a band of rows at a time (the PNG writer reading a HEIC's planes).
  */
-function instantiate(file?: Uint8Array, written?: Uint8Array[], placed?: PlacedFile, planes?: YCbCrImage, fileBytes = Infinity): NativeExports {
+function instantiate(file: Uint8Array | undefined, written: Uint8Array[], { placed, planes, webp }: RunOptions): NativeExports {
+  const fileBytes = webp?.fileBytes ?? Infinity;
   let exports: NativeExports | undefined;
   let offset = 0;
   const held: Uint8Array[] = [];
@@ -144,7 +145,7 @@ function instantiate(file?: Uint8Array, written?: Uint8Array[], placed?: PlacedF
         copyPlanesBand(planes!, planes!.width, new Uint8Array(exports!.memory.buffer), band, first, rows, batch);
       },
       pg_write: (data: number, length: number) => {
-        written?.push(out(data, length));
+        written.push(out(data, length));
       },
       // libwebp's token partition, handed out as it grows (native/libwebp-memory.patch): held
       // until libwebp writes the file up to where the partition starts.
@@ -152,7 +153,7 @@ function instantiate(file?: Uint8Array, written?: Uint8Array[], placed?: PlacedF
         held.push(out(data, length));
       },
       pg_release_held: () => {
-        written?.push(...held.splice(0));
+        written.push(...held.splice(0));
       },
       pg_write_at: (data: number, length: number, at: number, total: number) => {
         if (!placed) return;
@@ -530,7 +531,7 @@ function runNative(target: NativeTarget | "png" | "gif" | "bmp", call: (native: 
   // sets an output (a PNG's lossless candidate beating its palette file) answers that instead.
   const written = pieceSink ?? [];
   try {
-    native = instantiate(file, written, options.placed, options.planes, options.webp?.fileBytes);
+    native = instantiate(file, written, options);
     if (target === "baseline-jpeg") native.pg_jpeg_baseline(1);
     if (options.webp?.lowMemory) native.pg_webp_low_memory(1);
     if (options.webp?.tokenBytes) native.pg_webp_token_cap(Math.ceil(options.webp.tokenBytes));

@@ -26,7 +26,8 @@ const NATIVE_BYTES_PER_PIXEL = {
   // JPEG 15.2, 21.8 and 26.3 (95.1). To WebP the route adds the densest picture's WebP
   // (WEBP_DENSEST); beside it the decoder side measured at most 0.6 B/px more than a PNG's at
   // 12 MP (binary noise and its tiled upload coded as it goes, quality 70 to 100: 51.5 to 61.2
-  // MB), hence 3 (4 while libwebp's token partition doubled in WASM memory: 94.1 MiB then).
+  // MB) and 2.8 at 4 MP (the tiled upload at quality 100, 32.5 MB), hence 3.5 (4 while
+  // libwebp's token partition doubled in WASM memory: 94.1 MiB then).
   webpLossless: { webp: 3.5, jpeg: 3.6 },
   // The ALPH plane from our own decoder a row at a time (native/alpha_rows.c; libwebp held it
   // whole, twice, and a lossless stream's whole ARGB image: 9 and 10.3 before); the WebP
@@ -72,11 +73,10 @@ const NATIVE_BYTES_PER_PIXEL = {
  * low_memory: 1.65 times the CPU, files within 0.5%), what grows is the file only: its token
  * partition leaves WASM memory as it grows (native/libwebp-memory.patch) and stays in JavaScript
  * in those pieces up to the answer, so each byte of it is held once (`perOutputByte`, with room
- * for the 3 MB two runs of one case differ by). Measured with the request's body counted, the
- * figures of this file for the rest: the 12 MP noise JPEG (9.9 MB) 61.7 MiB at quality 70 and
- * 66.6 at 100 (estimates 70.3 and 78.8), the 24 MP one (19.8 MB) 94.0 and 111.0 (estimates 130
- * and 155: refused). While the partition doubled its buffer in WASM memory the same cases
- * measured 71 to 114 MiB at 12 MP, and the figure was 5.5.
+ * for the 3 MB two runs of one case differ by). Measured with the request's body counted: the
+ * 12 MP noise JPEG (9.9 MB) 61.7 MiB at quality 70 and 66.6 at 100, the 24 MP one (19.8 MB)
+ * 94.0 and 111.0 (refused by its limit). While the partition doubled its buffer in WASM memory
+ * the same cases measured 71 to 114 MiB at 12 MP, and the figure was 5.5.
  */
 export const WEBP_TOKENS = { perOutputByte: 19.5 };
 export const WEBP_LOW_MEMORY = { perOutputByte: 2 };
@@ -137,10 +137,10 @@ export const UNKNOWN_SOURCE_QUALITY = 80;
  * goes WEBP_LOW_MEMORY's; the alpha chunk's bytes, which no token buffer or bitwriter holds, 1
  * (`alphaPerByte`: the alpha plane added 1.07 B/px at most to the same picture's peak, base
  * figure included). Peaks at 12 MP coded as it goes, since the token partition leaves WASM
- * memory as it grows: 51 to 71 MB (binary noise and its tiled upload, with and without alpha,
- * quality 70 to 100, PNG or lossless WebP; 86 to 137 MiB before), at most 0.94 of the estimate
- * (a 0.3 MB tiled PNG at quality 70, 3 MB to spare). scripts/bench/webp-densest.ts prints each
- * against its estimate.
+ * memory as it grows: 50 to 70 MB (binary noise and its tiled upload, with and without alpha,
+ * quality 70 to 100, PNG or lossless WebP; 86 to 137 MiB before); the closest to its estimate
+ * is the 4 MP tiled PNG at quality 100, 29.6 MB against 30.9 (two runs: 28.5 and 29.6).
+ * scripts/bench/webp-densest.ts prints each against its estimate.
  */
 export const WEBP_DENSEST = { vp8PerPixelAt70: 0.8, vp8PerQualityStep: 0.0175, alphaPerPixel: 1.02, tokensPerByte: 24, alphaPerByte: 1 };
 export function webpDensestPerPixel(quality: number, alpha: boolean): { vp8: number; alpha: number } {
@@ -363,8 +363,8 @@ const NATIVE_PNG_FROM = {
  * BMP (native/png_planes_rows.c into gif_sink.c, bmp_sink.c): as to PNG, the decode, then the
  * writer beside the planes, with the row writers' files. Measured at 12 MP (4000x3000, no alpha,
  * 1.7 MB), upload included: a grid to GIF 39.9 MB, a single image to GIF 49.6 (libde265's
- * picture while the planes are copied out); to BMP 153 MB either way (the 36 MB file, its base64
- * and JSON), which the limit keeps below 8 MP.
+ * picture while the planes are copied out); to BMP 73.6 MiB (the 36 MB file; 153 MB while the
+ * answer's base64 was one string).
  */
 export function heicToRowWriterBytesPerPixel(bytes: Uint8Array, alpha: boolean, target: "gif" | "bmp", pixels: number, tiles: "grid" | "single", turned = false): number {
   const planes = alpha ? 2.5 : 1.5;
