@@ -384,7 +384,9 @@ try {
   console.log(`MEMORY ${JSON.stringify(await run(spec, writeRequestBody(spec.inputPath, scratch)))}`);
 } catch (error) {
   const message = error instanceof Error ? error.message : String(error);
-  console.log(`MEMORY ${JSON.stringify({ id: spec.id, ok: false, error: message })}`);
+  // What the request had taken when it failed: a call refused after its work began (a WebP past
+  // its file allowance) must have stayed within its estimate too.
+  console.log(`MEMORY ${JSON.stringify({ id: spec.id, ok: false, error: message, peak })}`);
   process.exitCode = 1;
   sampling = false;
 } finally {

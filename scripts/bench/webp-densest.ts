@@ -85,7 +85,9 @@ try {
           const report = line ? (JSON.parse(line.slice("MEMORY ".length)) as MemoryReport) : null;
           const name = `${kind} ${megapixels} MP ${format === "png" ? "PNG" : "lossless WebP"}`.padEnd(24);
           if (!report?.ok) {
-            console.log(`${name} ${mb(file.length)} ${quality}  failed: ${report?.error ?? child.stderr.slice(-200)}`);
+            // A file past what the budget left it fails after the work began: its peak still counts.
+            const peak = report?.peak ? `${mb(report.peak.total)}    ${mb(estimate)}     ${(report.peak.total / estimate).toFixed(2)}` : "";
+            console.log(`${name} ${mb(file.length)} ${String(quality).padStart(3)}  failed ${peak}  ${report?.error ?? child.stderr.slice(-200)}`);
             continue;
           }
           const ratio = report.peak.total / estimate;

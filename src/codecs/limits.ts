@@ -117,6 +117,14 @@ export function maxRecodePixels(input: InputFormat, target: ImageFormat, nativeP
   return Math.max(0, Math.min(Math.floor(left / perPixel), earlier, input === "jpeg" ? HARD_MAX_JPEG_PIXELS : HARD_MAX_PIXELS));
 }
 
+/**
+ * Bytes the isolate's budget leaves beside a native path of `nativePerPixel` at `pixels`, its
+ * upload and the fixed costs: what that call may still spend when it has the isolate to itself.
+ */
+export function bytesLeftBeside(input: InputFormat, nativePerPixel: number, inputBytes: number, pixels: number): number {
+  return ISOLATE_CODEC_BUDGET - FIXED_BYTES - uploadCost(input, inputBytes, nativePerPixel) - pixels * nativePerPixel;
+}
+
 /** The pixel limit for writing `format`: what its encode stage fits in the isolate's budget. */
 export function maxTargetPixelsFor(format: ImageFormat): number {
   return measuredMax(format, ENCODE_BYTES_PER_PIXEL[format]);

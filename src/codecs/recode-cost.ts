@@ -101,8 +101,8 @@ export function webpOutputPerInputByte(quality: number): number {
  * The token buffer is priced from the ratio above and enforced (the picture is coded again as
  * it goes past it). A file coded as it goes is priced for the densest picture when that fits,
  * else from this table, 5% added (`WEBP_FILE`; a lossy WebP or HEIC upload, whose quality the
- * header does not say, takes the 80 row; a JPEG under 50 only the densest picture), and a file
- * past its price fails with image_too_large, refunded.
+ * header does not say, takes the 80 row; a JPEG under 50 only the densest picture), else what the
+ * budget leaves (recode-route.ts), and a file past its price fails with image_too_large, refunded.
  */
 const WEBP_FILE: readonly { fromQuality: number; perInputByte: readonly (readonly [quality: number, ratio: number])[] }[] = [
   { fromQuality: 90, perInputByte: [[70, 0.81], [80, 0.9], [90, 1.07], [100, 1.64]] },
@@ -113,11 +113,16 @@ const WEBP_FILE: readonly { fromQuality: number; perInputByte: readonly (readonl
 /** Most bytes of WebP at `quality` per byte of an upload written at `sourceQuality`, or null: no bound from its size. */
 export function webpFilePerInputByte(quality: number, sourceQuality: number): number | null {
   const row = WEBP_FILE.find(({ fromQuality }) => sourceQuality >= fromQuality)?.perInputByte;
-  if (!row) return null;
+  return row ? atQuality(row, quality) : null;
+}
+
+/** A figure measured at a few WebP qualities, read at `quality` (linear between them, the nearest outside). */
+function atQuality(row: readonly (readonly [quality: number, figure: number])[], quality: number): number {
   const at = row.findIndex(([q]) => q >= quality);
-  if (at <= 0) return row[0]![1];
-  const [[q0, r0], [q1, r1]] = [row[at - 1]!, row[at]!];
-  return r0 + ((quality - q0) * (r1 - r0)) / (q1 - q0);
+  if (at === -1) return row[row.length - 1]![1];
+  if (at === 0) return row[0]![1];
+  const [[q0, f0], [q1, f1]] = [row[at - 1]!, row[at]!];
+  return f0 + ((quality - q0) * (f1 - f0)) / (q1 - q0);
 }
 
 /** The row a lossy upload of unknown quality (a WebP, a HEIC) takes in WEBP_FILE. */
@@ -146,6 +151,24 @@ export const WEBP_DENSEST = { vp8PerPixelAt70: 0.8, vp8PerQualityStep: 0.0175, a
 export function webpDensestPerPixel(quality: number, alpha: boolean): { vp8: number; alpha: number } {
   const vp8 = WEBP_DENSEST.vp8PerPixelAt70 + Math.max(0, quality - 70) * WEBP_DENSEST.vp8PerQualityStep;
   return { vp8, alpha: alpha ? WEBP_DENSEST.alphaPerPixel : 0 };
+}
+
+/**
+ * The least file a WebP coded as it goes is let try with, when neither the densest picture's file
+ * nor the one the upload's size suggests fits beside the rest of the call: a photo's at that
+ * quality. A 12 MP phone photo (4032x3024, an 18.6 MB PNG) wrote 0.032 bytes a pixel at quality
+ * 70, 0.053 at 80, 0.119 at 90 and 0.293 at 100 (a 24 MP grainy camera photo 0.41 at 80 and 0.82
+ * at 100; a cut-out with alpha, 8 MP, 0.042 and 0.20); these are the phone photo's, half again.
+ * Below it the call is refused before the charge: most photos would not fit.
+ */
+const WEBP_PHOTO_PER_PIXEL: readonly (readonly [quality: number, bytesPerPixel: number])[] = [
+  [70, 0.05],
+  [80, 0.08],
+  [90, 0.18],
+  [100, 0.44],
+];
+export function webpPhotoPerPixel(quality: number): number {
+  return atQuality(WEBP_PHOTO_PER_PIXEL, quality);
 }
 
 /** Whether a PNG carries alpha (a colour type with alpha, or a tRNS chunk) or is interlaced. */

@@ -4,8 +4,8 @@
 
 import { describe, expect, it } from "vitest";
 import { decodeImage, encodeImage, nativeRoute, readHeader, recodeImage } from "../../src/codecs/index.ts";
-import { ENCODE_BYTES_PER_PIXEL, maxRecodePixels } from "../../src/codecs/limits.ts";
-import { pngToEncoderBytesPerPixel, webpBytesPerPixel, webpDensestPerPixel, webpFilePerInputByte, WEBP_DENSEST } from "../../src/codecs/recode-cost.ts";
+import { ENCODE_BYTES_PER_PIXEL, estimateCodecBytes, ISOLATE_CODEC_BUDGET, maxRecodePixels } from "../../src/codecs/limits.ts";
+import { pngToEncoderBytesPerPixel, webpBytesPerPixel, webpDensestPerPixel, webpFilePerInputByte, webpPhotoPerPixel, WEBP_DENSEST } from "../../src/codecs/recode-cost.ts";
 import { readJpegFrame } from "../../src/codecs/jpeg.ts";
 import { Buffer } from "node:buffer";
 import { heicEncoding } from "../../src/codecs/heic.ts";
@@ -203,11 +203,11 @@ describe("WebP's token buffer, from a PNG or a lossless WebP", () => {
     const twelve = nativeRoute(png, "png", "webp", 4000 * 3000, 100)!;
     expect(twelve.webp).toMatchObject({ lowMemory: true });
     expect(maxRecodePixels("png", "webp", twelve.bytesPerPixel, png.length)).toBeGreaterThanOrEqual(4000 * 3000);
-    // With alpha and the largest upload there is (20 MB of dense samples at 12 MP, measured
-    // 101 MB), the limit refuses it before the charge.
+    // With alpha and a small upload the densest picture's file still fits beside the rest.
     const alpha = await encodeImage(repeatedNoise(width, height, true), "png");
-    const dense = nativeRoute(alpha, "png", "webp", 4000 * 3000, 100)!;
-    expect(maxRecodePixels("png", "webp", dense.bytesPerPixel, 20_000_000)).toBeLessThan(4000 * 3000);
+    const twelveMp = 4000 * 3000;
+    const densestFile = (webpDensestPerPixel(80, true).vp8 + webpDensestPerPixel(80, true).alpha) * twelveMp;
+    expect(nativeRoute(alpha, "png", "webp", twelveMp, 80)!.webp!.fileBytes).toBeGreaterThan(densestFile);
     // Coded as it goes, the file still reads back as the picture.
     const source = repeatedNoise(width, height, false);
     const tokens = transcodePng(png, { width, height }, "webp", 80)!;
@@ -215,5 +215,37 @@ describe("WebP's token buffer, from a PNG or a lossless WebP", () => {
     expect(Math.abs(lean.length - tokens.length) / tokens.length).toBeLessThan(0.05);
     const [a, b] = await Promise.all([tokens, lean].map((file) => decodeImage(file, readHeader(file, "webp"))));
     expect(meanDiff(b!, source)).toBeLessThan(meanDiff(a!, source) * 1.1 + 1);
+  });
+
+  it("a large upload beside which the densest file does not fit: the file may take what the budget leaves, if a photo's fits there", async () => {
+    // The upload's own cost (2 bytes a byte) is what crowds the densest file out: the same
+    // picture's file, padded to 20 MB, as a 12 MP cut-out photo of that size would be.
+    const alpha = await encodeImage(repeatedNoise(width, height, true), "png");
+    const large = new Uint8Array(20_000_000);
+    large.set(alpha);
+    const twelveMp = 4000 * 3000;
+    const route = nativeRoute(large, "png", "webp", twelveMp, 80)!;
+    expect(route.webp).toMatchObject({ lowMemory: true });
+    const estimate = estimateCodecBytes(twelveMp, "png", "webp", large.length, route.bytesPerPixel);
+    // The call takes (nearly) the whole budget, and the file what is left of it.
+    expect(estimate).toBeLessThanOrEqual(ISOLATE_CODEC_BUDGET);
+    expect(estimate).toBeGreaterThan(0.98 * ISOLATE_CODEC_BUDGET);
+    expect(maxRecodePixels("png", "webp", route.bytesPerPixel, large.length)).toBeGreaterThanOrEqual(twelveMp);
+    const { vp8, alpha: alphaChunk } = webpDensestPerPixel(80, true);
+    expect(route.webp!.fileBytes).toBeLessThan((vp8 + alphaChunk) * twelveMp);
+    expect(route.webp!.fileBytes).toBeGreaterThan(webpPhotoPerPixel(80) * twelveMp);
+    // At 13 MP the room left holds a photo's file at quality 80, not at 100: that one is
+    // refused before the charge.
+    const thirteenMp = 13_000_000;
+    const at80 = nativeRoute(large, "png", "webp", thirteenMp, 80)!;
+    expect(maxRecodePixels("png", "webp", at80.bytesPerPixel, large.length)).toBeGreaterThanOrEqual(thirteenMp);
+    const at100 = nativeRoute(large, "png", "webp", thirteenMp, 100)!;
+    expect(maxRecodePixels("png", "webp", at100.bytesPerPixel, large.length)).toBeLessThan(thirteenMp);
+    // What the file is let take is what the encoder is held to: this picture's WebP, far past
+    // a photo's, outgrows a room of a photo's size and fails; given its own size it answers.
+    const header = { width, height };
+    const file = transcodePng(alpha, header, "webp", 80, { lowMemory: true })!;
+    expect(() => transcodePng(alpha, header, "webp", 80, { lowMemory: true, fileBytes: Math.ceil(webpPhotoPerPixel(80) * pixels) })).toThrow(expect.objectContaining({ code: "image_too_large" }));
+    expect(transcodePng(alpha, header, "webp", 80, { lowMemory: true, fileBytes: file.length })!.length).toBe(file.length);
   });
 });
