@@ -111,7 +111,7 @@ export function maxPixelsFor(format: InputFormat): number {
  */
 export function maxRecodePixels(input: InputFormat, target: ImageFormat, nativePerPixel: number | null, inputBytes: number): number {
   const perPixel = nativePerPixel ?? Math.max(DECODE_BYTES_PER_PIXEL[input], ENCODE_BYTES_PER_PIXEL[target]);
-  const left = ISOLATE_CODEC_BUDGET - FIXED_BYTES - uploadCost(input, inputBytes, nativePerPixel);
+  const left = leftBesideUpload(input, inputBytes, nativePerPixel);
   // A target's earlier cap was measured on the general path; the native paths have their own figures.
   const earlier = Math.min(EARLIER_LIMITS[input] ?? Infinity, nativePerPixel === null ? (EARLIER_LIMITS[target] ?? Infinity) : Infinity);
   return Math.max(0, Math.min(Math.floor(left / perPixel), earlier, input === "jpeg" ? HARD_MAX_JPEG_PIXELS : HARD_MAX_PIXELS));
@@ -122,7 +122,12 @@ export function maxRecodePixels(input: InputFormat, target: ImageFormat, nativeP
  * upload and the fixed costs: what that call may still spend when it has the isolate to itself.
  */
 export function bytesLeftBeside(input: InputFormat, nativePerPixel: number, inputBytes: number, pixels: number): number {
-  return ISOLATE_CODEC_BUDGET - FIXED_BYTES - uploadCost(input, inputBytes, nativePerPixel) - pixels * nativePerPixel;
+  return leftBesideUpload(input, inputBytes, nativePerPixel) - pixels * nativePerPixel;
+}
+
+/** The budget less the fixed costs and the upload's: what one call's pixels may take. */
+function leftBesideUpload(input: InputFormat, inputBytes: number, nativePerPixel: number | null): number {
+  return ISOLATE_CODEC_BUDGET - FIXED_BYTES - uploadCost(input, inputBytes, nativePerPixel);
 }
 
 /** The pixel limit for writing `format`: what its encode stage fits in the isolate's budget. */

@@ -66,9 +66,11 @@ function withWebpSettings(route: NativeRoute, bytes: Uint8Array, input: InputFor
   const withTokens = route.bytesPerPixel + Math.max(tokens, tokens / 2 + fileOf(output.densest));
   if (fits(withTokens)) return { ...route, bytesPerPixel: withTokens, webp: { tokenBytes: (tokens / 2) * pixels, fileBytes: fileBytes(output.densest) } };
   const base = route.lowMemoryBytesPerPixel ?? route.bytesPerPixel;
-  const asItGoes = (vp8: number): NativeRoute => ({ ...route, bytesPerPixel: base + fileOf(vp8), webp: { lowMemory: true, fileBytes: fileBytes(vp8) } });
-  if (fits(base + fileOf(output.densest))) return asItGoes(output.densest);
-  if (output.uploadBound !== null && fits(base + fileOf(output.uploadBound))) return asItGoes(output.uploadBound);
+  /** Coded as it goes, the file priced at `filePerPixel` and allowed `allowed` bytes. */
+  const asItGoes = (filePerPixel: number, allowed: number): NativeRoute => ({ ...route, bytesPerPixel: base + filePerPixel, webp: { lowMemory: true, fileBytes: allowed } });
+  const asItGoesUpTo = (vp8: number) => asItGoes(fileOf(vp8), fileBytes(vp8));
+  if (fits(base + fileOf(output.densest))) return asItGoesUpTo(output.densest);
+  if (output.uploadBound !== null && fits(base + fileOf(output.uploadBound))) return asItGoesUpTo(output.uploadBound);
   // Neither fits (a large upload: its own cost leaves less room). The file may take what the
   // isolate's budget leaves beside the rest of the call, each byte at the VP8 data's price,
   // alpha chunk included; the call then has the isolate to itself. Most pictures write far less
@@ -76,8 +78,8 @@ function withWebpSettings(route: NativeRoute, bytes: Uint8Array, input: InputFor
   // that writes more fails with image_too_large, refunded. Too little room for a photo's file:
   // the densest price stands, and the limit refuses the call before the charge.
   const room = (bytesLeftBeside(input, base, bytes.length, pixels) * ROOM_USED) / WEBP_LOW_MEMORY.perOutputByte;
-  if (room < webpPhotoPerPixel(quality) * pixels) return asItGoes(output.densest);
-  return { ...route, bytesPerPixel: base + (WEBP_LOW_MEMORY.perOutputByte * room) / pixels, webp: { lowMemory: true, fileBytes: Math.floor(room) } };
+  if (room < webpPhotoPerPixel(quality) * pixels) return asItGoesUpTo(output.densest);
+  return asItGoes((WEBP_LOW_MEMORY.perOutputByte * room) / pixels, Math.floor(room));
 }
 
 /** The share of what the budget leaves that a file may take: the rest keeps rounding from tipping the limit. */

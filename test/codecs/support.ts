@@ -401,17 +401,25 @@ export async function handPng(options: {
       }
     }
   }
+  expect(channels).toBeGreaterThan(0);
+  return pngFile({ ...options, raw: new Uint8Array(raw) });
+}
+
+/**
+ * A PNG around `raw`, its rows already filtered and packed (Adam7 order when interlaced):
+ * signature, IHDR, `chunks`, one IDAT deflated by the platform's zlib, IEND.
+ */
+export async function pngFile(options: { width: number; height: number; colorType: number; bitDepth: number; interlaced?: boolean; raw: Uint8Array; chunks?: Uint8Array[] }): Promise<Uint8Array> {
   const ihdr = new Uint8Array(13);
   const v = new DataView(ihdr.buffer);
-  v.setUint32(0, width);
-  v.setUint32(4, height);
-  ihdr.set([bitDepth, colorType, 0, 0, options.interlaced ? 1 : 0], 8);
-  expect(channels).toBeGreaterThan(0);
+  v.setUint32(0, options.width);
+  v.setUint32(4, options.height);
+  ihdr.set([options.bitDepth, options.colorType, 0, 0, options.interlaced ? 1 : 0], 8);
   return concat(
     new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
     pngChunk("IHDR", ihdr),
     ...(options.chunks ?? []),
-    pngChunk("IDAT", await zlib(new Uint8Array(raw))),
+    pngChunk("IDAT", await zlib(options.raw)),
     pngChunk("IEND", new Uint8Array(0)),
   );
 }

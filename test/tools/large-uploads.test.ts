@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Buffer } from "node:buffer";
 import { readHeader } from "../../src/codecs/index.ts";
-import { concat, pngChunk, zlib } from "../codecs/support.ts";
+import { pngFile } from "../codecs/support.ts";
 import { newAccount } from "../support/fixtures";
 import { balanceOf, fetchHosted, postTool } from "../support/tool-calls";
 
@@ -18,12 +18,7 @@ async function rgbaPng(width: number, height: number, fill: (y: number, row: Uin
   const stride = width * 4 + 1;
   const raw = new Uint8Array(stride * height);
   for (let y = 0; y < height; y++) fill(y, raw.subarray(y * stride + 1, (y + 1) * stride));
-  const ihdr = new Uint8Array(13);
-  new DataView(ihdr.buffer).setUint32(0, width);
-  new DataView(ihdr.buffer).setUint32(4, height);
-  ihdr.set([8, 6, 0, 0, 0], 8);
-  const signature = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  const png = concat(signature, pngChunk("IHDR", ihdr), pngChunk("IDAT", await zlib(raw)), pngChunk("IEND", new Uint8Array(0)));
+  const png = await pngFile({ width, height, colorType: 6, bitDepth: 8, raw });
   return `data:image/png;base64,${Buffer.from(png).toString("base64")}`;
 }
 
