@@ -82,9 +82,14 @@ int pg_planes_to_png(int width, int height, int alpha, int quality, double kr, d
   return pg_to_png(PG_FROM_PLANES, NULL, 0, width, height, 1, quality);
 }
 
-// The same planes as GIF (`gif` 1) or BMP (0), the rules of pg_to_gif and pg_to_bmp: their rows
-// are the ones the PNG writer reads, so the three files show the same pixels.
-int pg_planes_to_palette(int gif, int width, int height, int alpha, double kr, double kb, int full_range) {
+// The same planes as GIF, or as BMP (then pg_bmp_rows writes it), the rules of pg_to_gif and
+// pg_bmp_begin: their rows are the ones the PNG writer reads, so the three files show the same pixels.
+int pg_planes_to_gif(int width, int height, int alpha, double kr, double kb, int full_range) {
   set_encoding(alpha, kr, kb, full_range);
-  return (gif ? pg_to_gif : pg_to_bmp)(PG_FROM_PLANES, NULL, 0, width, height, 1);
+  return pg_to_gif(PG_FROM_PLANES, NULL, 0, width, height, 1);
+}
+
+int pg_planes_bmp_begin(int width, int height, int alpha, double kr, double kb, int full_range, int chunk_rows) {
+  set_encoding(alpha, kr, kb, full_range);
+  return pg_bmp_begin(PG_FROM_PLANES, NULL, 0, width, height, 1, chunk_rows);
 }

@@ -31,7 +31,7 @@ int pg_rows_init(PgRows *r, int kind, const uint8_t *data, size_t size, int widt
   r->data = data;
   r->size = size;
   r->source = kind == PG_FROM_WEBP ? &pg_webp_row_source : kind == PG_FROM_PLANES ? &pg_planes_row_source : NULL;
-  r->orientation = kind != PG_FROM_PLANES && orientation >= 1 && orientation <= 8 ? orientation : 1;
+  r->orientation = orientation >= 1 && orientation <= 8 ? orientation : 1;
   r->source_width = width;
   r->source_height = height;
   int turned = r->orientation >= 5;
@@ -43,8 +43,12 @@ int pg_rows_init(PgRows *r, int kind, const uint8_t *data, size_t size, int widt
 
 // ---- JPEG
 
-static int jpeg_open(PgRows *r) {
+// Opens the JPEG for a pass (a band, or all rows). `keep`: a progressive file is decoded once
+// into its coefficients for every band to come (libjpeg's buffered-image mode: each band is an
+// output pass over them), instead of once per band.
+static int jpeg_open(PgRows *r, int keep) {
   if (r->open) jpeg_destroy_decompress(&r->cinfo);
+  r->kept = 0;
   pg_error_handlers(&r->err);
   r->cinfo.err = &r->err;
   jpeg_create_decompress(&r->cinfo);
@@ -56,7 +60,13 @@ static int jpeg_open(PgRows *r) {
   if (cs != JCS_YCbCr && cs != JCS_GRAYSCALE && cs != JCS_RGB) return PG_UNSUPPORTED; // CMYK: the general path
   r->cinfo.out_color_space = JCS_EXT_RGBA;
   r->cinfo.dct_method = JDCT_ISLOW; // as the general path's decoder, so lossless means the same pixels
+  r->kept = keep && r->cinfo.progressive_mode;
+  r->cinfo.buffered_image = r->kept ? TRUE : FALSE;
   jpeg_start_decompress(&r->cinfo);
+  // A memory source never suspends; a file cut short ends in the EOI marker libjpeg makes up.
+  while (r->kept && !jpeg_input_complete(&r->cinfo)) {
+    if (jpeg_consume_input(&r->cinfo) == JPEG_SUSPENDED) return PG_INVALID;
+  }
   return PG_OK;
 }
 
@@ -107,17 +117,26 @@ static void place_row(PgRows *r, const Band *b, int sy, const uint32_t *src) {
   }
 }
 
-// Decodes output rows [first, first + n) of a JPEG into the band.
+// Decodes output rows [first, first + n) of a JPEG into the band. A flipped one skips to the
+// source rows it needs: a baseline file's skipped rows are entropy-decoded again for each band,
+// a progressive file's coefficients are kept from the first band on (`kept`), so skipping costs
+// nothing there. A turned one crops its scanlines to the columns it needs (a crop holds for a
+// whole decode, so each band opens the file again).
 static void fill_jpeg_band(PgRows *r, const Band *b) {
-  int status = jpeg_open(r);
+  int status = r->kept && !b->turned ? PG_OK : jpeg_open(r, !b->turned);
   if (status != PG_OK) pg_fail(status);
   int W = r->source_width, H = r->source_height, lo = b->lo;
   if (!b->turned) {
+    if (r->kept) jpeg_start_output(&r->cinfo, r->cinfo.input_scan_number);
     int skip = lo - BAND_MARGIN > 0 ? lo - BAND_MARGIN : 0;
     if (skip > 0 && (int)jpeg_skip_scanlines(&r->cinfo, (JDIMENSION)skip) != skip) pg_fail(PG_INVALID);
     for (int sy = skip; sy < H - b->first; sy++) {
       read_scanline(r, r->row);
       if (sy >= lo) place_row(r, b, sy, (const uint32_t *)r->row);
+    }
+    if (r->kept) {
+      jpeg_finish_output(&r->cinfo); // the rest of the pass is not needed
+      return;
     }
   } else {
     JDIMENSION x0 = (JDIMENSION)(lo - BAND_MARGIN > 0 ? lo - BAND_MARGIN : 0);
@@ -233,7 +252,7 @@ int pg_rows_start(PgRows *r, int oriented) {
   }
   // Mirrored (2) rows are turned as they come; in file order (statistics) they stay as stored.
   r->mirror_rows = oriented && r->orientation == 2;
-  return r->kind == PG_FROM_JPEG ? jpeg_open(r) : file_start(r);
+  return r->kind == PG_FROM_JPEG ? jpeg_open(r, 0) : file_start(r);
 }
 
 const uint8_t *pg_rows_next(PgRows *r) {
@@ -253,10 +272,22 @@ const uint8_t *pg_rows_next(PgRows *r) {
   return r->band + (size_t)(y - r->band_first) * r->width * 4;
 }
 
+int pg_rows_read_through(PgRows *r) {
+  if (r->band_mode) {
+    // The first band of a flipped or turned picture reads the file to its last row.
+    pg_rows_next(r);
+    r->next = 0;
+    return PG_OK;
+  }
+  for (int y = 0; y < r->pass_height; y++) pg_rows_next(r);
+  pg_rows_stop(r);
+  return pg_rows_start(r, 1);
+}
+
 // Ends a pass, whether or not every row was read.
 void pg_rows_stop(PgRows *r) {
   if (r->open) jpeg_destroy_decompress(&r->cinfo);
-  r->open = 0;
+  r->open = r->kept = 0;
   file_stop(r);
 }
 

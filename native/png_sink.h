@@ -32,6 +32,7 @@ struct PgRows {
   struct jpeg_decompress_struct cinfo;
   struct jpeg_error_mgr err;
   int open;                  // cinfo is live
+  int kept;                  // cinfo holds a progressive file's coefficients for every band (buffered-image mode)
   uint8_t *band;             // oriented rows of the current band (turned or flipped images)
   int band_first, band_rows, band_capacity;
   // PNG
@@ -53,15 +54,19 @@ int pg_rows_init(PgRows *r, int kind, const uint8_t *data, size_t size, int widt
 int pg_rows_start(PgRows *r, int oriented);
 // The next row (RGBA, width x 4 bytes), valid until the next call.
 const uint8_t *pg_rows_next(PgRows *r);
+// Reads the whole file once at the start of an oriented pass, which then goes on from its first
+// row: damage shows before any row is handed out (the streamed BMP: bmp_sink.c).
+int pg_rows_read_through(PgRows *r);
 void pg_rows_stop(PgRows *r);
 void pg_rows_free(PgRows *r);
 
 // The file (JPEG, WebP; NULL for a PNG, which is read through pg_read_at) or the planes
 // (PG_FROM_PLANES) as PNG (png_sink.c).
 int pg_to_png(int kind, uint8_t *data, size_t size, int width, int height, int orientation, int quality);
-// The same as GIF (gif_sink.c) and BMP (bmp_sink.c).
+// The same as GIF (gif_sink.c), and as BMP a few rows per call (bmp_sink.c).
 int pg_to_gif(int kind, uint8_t *data, size_t size, int width, int height, int orientation);
-int pg_to_bmp(int kind, uint8_t *data, size_t size, int width, int height, int orientation);
+int pg_bmp_begin(int kind, uint8_t *data, size_t size, int width, int height, int orientation, int chunk_rows);
+int pg_bmp_rows(void);
 
 // ---- Whole-image statistics, gathered in one pass in file order (ended early once a
 // lossless layout is settled).

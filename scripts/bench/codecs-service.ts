@@ -31,7 +31,7 @@ export interface Codecs {
   readHeader(bytes: Uint8Array, format: Format): Header;
   decodeImage(bytes: Uint8Array, header: Header): Promise<Raster>;
   encodeImage(image: Raster, format: Format, options?: { quality?: number }): Promise<Uint8Array>;
-  recodeImage(bytes: Uint8Array, header: Header, format: Format, options?: { quality?: number }): Promise<{ bytes: Uint8Array; pieces: readonly Uint8Array[]; width: number; height: number }>;
+  recodeImage(bytes: Uint8Array, header: Header, format: Format, options?: { quality?: number }): Promise<{ bytes: Uint8Array; pieces: Iterable<Uint8Array>; length: number; width: number; height: number }>;
   paletteSizeForQuality(quality: number): number;
   MAX_DECODE_PIXELS: number;
   HARD_MAX_PIXELS: number;
@@ -71,7 +71,7 @@ export async function decodeBeyondLimit(bytes: Uint8Array, format: Format): Prom
  * recodeImage past the pixel limit: JPEG, PNG or WebP to WebP, JPEG or PNG, through our own WASM build (what
  * recodeImage does under the limit), anything else decoded with decodeBeyondLimit and encoded.
  */
-export async function recodeBeyondLimit(bytes: Uint8Array, header: Header, target: Format, options: { quality?: number }): Promise<{ bytes: Uint8Array; pieces: readonly Uint8Array[]; width: number; height: number }> {
+export async function recodeBeyondLimit(bytes: Uint8Array, header: Header, target: Format, options: { quality?: number }): Promise<{ bytes: Uint8Array; pieces: readonly Uint8Array[]; length: number; width: number; height: number }> {
   const codecs = await loadCodecs();
   const input = header.format;
   if ((input === "jpeg" || input === "png" || input === "webp") && (target === "webp" || target === "jpeg" || target === "png")) {
@@ -82,11 +82,11 @@ export async function recodeBeyondLimit(bytes: Uint8Array, header: Header, targe
       target === "png"
         ? native.transcodeToPng(bytes, header, input, options.quality ?? 100)
         : { jpeg: native.transcodeJpeg, png: native.transcodePng, webp: native.transcodeWebp }[input](bytes, header, target, options.quality ?? 80);
-    if (out) return { bytes: out, pieces: [out], width: header.width, height: header.height };
+    if (out) return { bytes: out, pieces: [out], length: out.length, width: header.width, height: header.height };
   }
   const raster = await decodeBeyondLimit(bytes, header.format);
   const encoded = await codecs.encodeImage(raster, target, options);
-  return { bytes: encoded, pieces: [encoded], width: raster.width, height: raster.height };
+  return { bytes: encoded, pieces: [encoded], length: encoded.length, width: raster.width, height: raster.height };
 }
 
 /** Registers the loader hooks (once) and imports the codec layer. */

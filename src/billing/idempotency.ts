@@ -75,8 +75,11 @@ export interface IdempotencyClaim {
 
 export interface IdempotentRun<Answer> {
   onWindow?: (window: WindowState) => void;
-  /** The stored answer of the first request, shaped for the surface. */
-  replay(body: string, status: number): Answer;
+  /**
+   * The stored answer of the first request, shaped for the surface: streamed as it is read from
+   * R2 where the surface can (an answer carrying a 24 MP BMP is 96 MB of JSON), or read whole.
+   */
+  replay(stored: R2ObjectBody, status: number): Answer | Promise<Answer>;
   /**
    * The request itself, run under the claimed key (the ledger releases it if the call is
    * interrupted); says whether credits were taken and, if so, what to store.
@@ -108,7 +111,7 @@ export async function withIdempotencyKey<Answer>(claim: IdempotencyClaim, handle
   }
   if (begun.outcome === "replay") {
     const stored = await env.FILES.get(begun.bodyKey);
-    if (stored) return handlers.replay(await stored.text(), begun.status);
+    if (stored) return handlers.replay(stored, begun.status);
     // The stored answer is gone (deleted by hand): nothing to replay, and running again could charge twice.
     throw new PixelgateError("internal_error", "The stored answer for this Idempotency-Key is no longer available; use a new key.");
   }
@@ -138,9 +141,9 @@ function runIdempotently(c: Context<AppEnv>, next: Next, idempotencyKey: string)
       { ...claim, request },
       {
         onWindow: (window) => setRateLimitHeaders(c, window),
-        replay: (body, status) => {
+        replay: (stored, status) => {
           c.header("Idempotency-Replayed", "true");
-          return c.body(body, status as 200, { "Content-Type": "application/json" });
+          return c.body(stored.body, status as 200, { "Content-Type": "application/json", "Content-Length": String(stored.size) });
         },
         run: async (claimed) => {
           c.set("idempotency", claimed);

@@ -2,15 +2,45 @@
 // deflate or code it (native.ts), so WASM memory never holds it whole; joining the pieces holds
 // it twice for a moment, and a lossless PNG of a 24 MP camera photo is 20 to 50 MB. The tools
 // send the pieces as they are (base64 slices, an R2 upload), so nothing joins them on the
-// service's path; `bytes` joins them for callers that want one array.
+// service's path; `bytes` joins them for callers that want one array. A BMP (69 MB at 24 MP) is
+// not kept at all: it is made again from the upload each time it is read (a streamed file).
 
-export interface RecodedImage {
-  /** The file as one array: joined on first use when it was written in pieces (from then on `pieces` is that one array). */
-  readonly bytes: Uint8Array;
-  /** The file as written, in order: one array, or a PNG's or GIF's pieces. */
-  readonly pieces: readonly Uint8Array[];
+/** A file's bytes, in order, and how many there are. */
+export interface FileBytes {
+  /** The file as written: one array, its pieces, or (streamed) pieces made as they are read. */
+  readonly pieces: Iterable<Uint8Array>;
   /** Bytes in the file. */
   readonly length: number;
+  /**
+   * Made again, a piece at a time, each time it is read (native.ts streamBmp): what it holds
+   * until then is what makes it (a codec instance, the upload), not its bytes.
+   */
+  readonly streamed?: boolean;
+}
+
+/** A file in any of the forms the tools hand on: one array, its pieces, or a FileBytes. */
+export type FileLike = Uint8Array | readonly Uint8Array[] | FileBytes;
+
+export function fileBytesOf(file: FileLike): FileBytes {
+  if (file instanceof Uint8Array) return { pieces: [file], length: file.length };
+  if (Array.isArray(file)) return { pieces: file as readonly Uint8Array[], length: lengthOf(file as readonly Uint8Array[]) };
+  return file as FileBytes;
+}
+
+/** The file as one new array, read once (a streamed file is made once more for it). */
+export function joinedFile({ pieces, length }: FileBytes): Uint8Array {
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const piece of pieces) {
+    out.set(piece, at);
+    at += piece.length;
+  }
+  return out;
+}
+
+export interface RecodedImage extends FileBytes {
+  /** The file as one array: joined on first use when it was written in pieces (from then on `pieces` is that one array). */
+  readonly bytes: Uint8Array;
   readonly width: number;
   readonly height: number;
 }
@@ -29,13 +59,7 @@ export function lengthOf(pieces: readonly Uint8Array[]): number {
 
 /** The pieces copied into one new array, the pieces left as they are (they may be a result's own). */
 export function concatPieces(pieces: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(lengthOf(pieces));
-  let at = 0;
-  for (const piece of pieces) {
-    out.set(piece, at);
-    at += piece.length;
-  }
-  return out;
+  return joinedFile({ pieces, length: lengthOf(pieces) });
 }
 
 class PiecedImage implements RecodedImage {
@@ -64,4 +88,42 @@ class PiecedImage implements RecodedImage {
 /** An encoded image from its file (one array or its pieces) and its size. */
 export function recodedImage(file: Uint8Array | Uint8Array[], width: number, height: number): RecodedImage {
   return new PiecedImage(Array.isArray(file) ? file : [file], width, height);
+}
+
+/**
+ * A file made again each time it is read: `first` is a reading already begun (the one that
+ * checked the input), `again` begins another. Each reading hands out the same bytes.
+ */
+class StreamedImage implements RecodedImage {
+  readonly streamed = true;
+  #first: Iterator<Uint8Array> | undefined;
+
+  constructor(
+    readonly length: number,
+    readonly width: number,
+    readonly height: number,
+    first: Iterator<Uint8Array>,
+    private readonly again: () => Iterator<Uint8Array>,
+  ) {
+    this.#first = first;
+  }
+
+  get pieces(): Iterable<Uint8Array> {
+    return {
+      [Symbol.iterator]: () => {
+        const reading = this.#first ?? this.again();
+        this.#first = undefined;
+        return reading;
+      },
+    };
+  }
+
+  get bytes(): Uint8Array {
+    return joinedFile(this);
+  }
+}
+
+/** A streamed file of `length` bytes: see StreamedImage. */
+export function streamedImage(length: number, width: number, height: number, first: Iterator<Uint8Array>, again: () => Iterator<Uint8Array>): RecodedImage {
+  return new StreamedImage(length, width, height, first, again);
 }

@@ -15,7 +15,7 @@
 
 import { PixelgateError } from "../errors.ts";
 import { invalidImage } from "./bytes.ts";
-import { joinPieces } from "./file-pieces.ts";
+import { joinPieces, streamedImage, type RecodedImage } from "./file-pieces.ts";
 import nativeWasm from "./native/pixelgate-codecs.wasm";
 import type { RasterImage } from "./formats.ts";
 import type { Orientation } from "./orientation.ts";
@@ -69,13 +69,15 @@ interface NativeExports {
   pg_planes_end(): number;
   pg_to_png(input: number, data: number, size: number, width: number, height: number, orientation: number, quality: number): number;
   pg_planes_to_png(width: number, height: number, alpha: number, quality: number, kr: number, kb: number, fullRange: number): number;
-  pg_planes_to_palette(gif: number, width: number, height: number, alpha: number, kr: number, kb: number, fullRange: number): number;
+  pg_planes_to_gif(width: number, height: number, alpha: number, kr: number, kb: number, fullRange: number): number;
+  pg_planes_bmp_begin(width: number, height: number, alpha: number, kr: number, kb: number, fullRange: number, chunkRows: number): number;
   pg_jpeg_baseline(on: number): void;
   pg_jpeg_window(bytes: number): void;
   pg_webp_low_memory(on: number): void;
   pg_webp_token_cap(bytes: number): void;
   pg_to_gif(input: number, data: number, size: number, width: number, height: number, orientation: number): number;
-  pg_to_bmp(input: number, data: number, size: number, width: number, height: number, orientation: number): number;
+  pg_bmp_begin(input: number, data: number, size: number, width: number, height: number, orientation: number, chunkRows: number): number;
+  pg_bmp_rows(): number;
   pg_output_data(): number;
   pg_output_size(): number;
 }
@@ -100,20 +102,15 @@ export const wasiStubs = {
   },
 };
 
-/** A file the module writes out of order (a BMP's bottom-up rows) through pg_write_at: one array the file's size, made at the first write. */
-interface PlacedFile {
-  bytes?: Uint8Array;
-}
-
 /**
  * A fresh instance. `file`: what the module's pg_read and pg_read_at imports hand out, in the
  * pieces it asks for (the PNG paths read their input that way instead of from a copy in WASM
  * memory). `written`: where the pg_write import puts the pieces of a file the module hands out
  * as it writes it (a lossless PNG, a GIF, a WebP), copied out of WASM memory, within the WebP
- * settings' `fileBytes`. `placed`: where pg_write_at puts its pieces. `planes`: what the
- * pg_read_planes import copies in, a band of rows at a time (the PNG writer reading a HEIC's planes).
+ * settings' `fileBytes`. `planes`: what the pg_read_planes import copies in, a band of rows at a
+ * time (the PNG writer reading a HEIC's planes).
  */
-function instantiate(file: Uint8Array | undefined, written: Uint8Array[], { placed, planes, webp }: RunOptions): NativeExports {
+function instantiate(file: Uint8Array | undefined, written: Uint8Array[], { planes, webp }: RunOptions): NativeExports {
   const fileBytes = webp?.fileBytes ?? Infinity;
   let exports: NativeExports | undefined;
   let offset = 0;
@@ -154,12 +151,6 @@ function instantiate(file: Uint8Array | undefined, written: Uint8Array[], { plac
       },
       pg_release_held: () => {
         written.push(...held.splice(0));
-      },
-      pg_write_at: (data: number, length: number, at: number, total: number) => {
-        if (!placed) return;
-        placed.bytes ??= new Uint8Array(total);
-        if (at + length > placed.bytes.length) throw new NativeFailure(NativeStatus.EncodeFailed);
-        placed.bytes.set(new Uint8Array(exports!.memory.buffer, data, length), at);
       },
       emscripten_notify_memory_growth: () => {},
     },
@@ -292,17 +283,25 @@ export function planesToPng(image: YCbCrImage, quality: number): Uint8Array {
 }
 
 /**
- * The same planes as GIF or BMP (native/gif_sink.c, bmp_sink.c reading the rows the PNG writer
- * reads), the rules of transcodeToPalette: the general path's file for the same pixels.
+ * The same planes as GIF (native/gif_sink.c reading the rows the PNG writer reads), the rules of
+ * transcodeToPalette: the general path's file for the same pixels.
  */
-export function planesToPalette(image: YCbCrImage, target: "gif" | "bmp"): Uint8Array {
-  const placed: PlacedFile = {};
+export function planesToGif(image: YCbCrImage): Uint8Array {
   const { width, height, alpha } = image;
-  const call = (native: NativeExports) => native.pg_planes_to_palette(target === "gif" ? 1 : 0, width, height, alpha ? 1 : 0, image.kr, image.kb, image.fullRange ? 1 : 0);
-  const out = runNative(target, call, undefined, { placed, planes: image });
-  const file = out && (target === "bmp" ? placed.bytes : out);
-  if (!file) throw new PixelgateError("internal_error", "The native encoder refused YCbCr planes.");
-  return file;
+  const call = (native: NativeExports) => native.pg_planes_to_gif(width, height, alpha ? 1 : 0, image.kr, image.kb, image.fullRange ? 1 : 0);
+  const out = runNative("gif", call, undefined, { planes: image });
+  if (!out) throw new PixelgateError("internal_error", "The native encoder refused YCbCr planes.");
+  return out;
+}
+
+/** The same planes as a streamed BMP (streamBmp); the planes are read again for each reading. */
+export function planesToBmp(image: YCbCrImage): RecodedImage {
+  const { width, height, alpha } = image;
+  const begin = (native: NativeExports, chunkRows: number) =>
+    native.pg_planes_bmp_begin(width, height, alpha ? 1 : 0, image.kr, image.kb, image.fullRange ? 1 : 0, chunkRows);
+  const out = streamedBmp(begin, { width, height }, undefined, { planes: image });
+  if (!out) throw new PixelgateError("internal_error", "The native encoder refused YCbCr planes.");
+  return out;
 }
 
 /** A row source's kind, file address and size (native/png_sink.h PgRows), as the pg_to_* calls take them. */
@@ -325,8 +324,7 @@ function rowSource(native: NativeExports, bytes: Uint8Array, input: keyof typeof
  * (non-interlaced) or still WebP file as GIF or BMP without a raster, the TypeScript encoders' rules (gif.ts
  * with quantize.ts, bmp.ts): native/gif_sink.c, native/bmp_sink.c. A GIF decodes the file twice
  * (statistics for its palette, then the rows) and leaves WASM memory in pieces as it is written;
- * a BMP decodes it once, each row written into its place in one array the file's size (its rows
- * are bottom-up). Null for what this path leaves to the general one (CMYK JPEG, interlaced PNG, animated WebP);
+ * a BMP is streamBmp's, joined. Null for what this path leaves to the general one (CMYK JPEG, interlaced PNG, animated WebP);
  * invalid_image for damaged data or a size other than the header's.
  */
 export function transcodeToPalette(
@@ -336,15 +334,55 @@ export function transcodeToPalette(
   target: "gif" | "bmp",
   orientation: Orientation = 1,
 ): Uint8Array | null {
-  const placed: PlacedFile = {};
-  const out = runNative(
-    target,
-    (native) => (target === "gif" ? native.pg_to_gif : native.pg_to_bmp)(...rowSource(native, bytes, input), size.width, size.height, orientation),
-    bytes,
-    { placed },
-  );
-  if (!out) return null;
-  return target === "gif" ? out : (placed.bytes ?? null);
+  if (target === "bmp") return streamBmp(bytes, size, input, orientation)?.bytes ?? null;
+  return runNative("gif", (native) => native.pg_to_gif(...rowSource(native, bytes, input), size.width, size.height, orientation), bytes);
+}
+
+/** Bytes of BMP one pg_bmp_rows call writes (whole rows, at least one): a piece of the streamed file. */
+const BMP_PIECE_BYTES = 192 * 1024;
+
+/**
+ * A JPEG, PNG or still WebP file (as transcodeToPalette takes them) as a BMP that is never whole
+ * (native/bmp_sink.c): a BMP is 3 bytes a pixel (69 MB at 24 MP) and its rows run bottom-up, so
+ * it is written from the file's rows in bands, bottom band first, each band decoding the file
+ * again, a piece at a time as its reader asks for it; each reading of the result makes it again
+ * from the upload. The whole picture is decoded once here first, so damage is answered as
+ * invalid_image before anything is charged or sent. Null for what this path leaves to the
+ * general one.
+ */
+export function streamBmp(bytes: Uint8Array, size: { width: number; height: number }, input: "jpeg" | "png" | "webp", orientation: Orientation = 1): RecodedImage | null {
+  const turned = orientation >= 5;
+  const shown = turned ? { width: size.height, height: size.width } : size;
+  const begin = (native: NativeExports, chunkRows: number) => native.pg_bmp_begin(...rowSource(native, bytes, input), size.width, size.height, orientation, chunkRows);
+  return streamedBmp(begin, shown, bytes, {});
+}
+
+/**
+ * The streamed BMP `begin` opens (pg_bmp_begin or pg_planes_bmp_begin), `shown` wide and high:
+ * its first reading begun now on a fresh instance (the input's verdict), every further one on
+ * a fresh instance of its own. Null when the module leaves the input to the general path.
+ */
+function streamedBmp(begin: (native: NativeExports, chunkRows: number) => number, shown: { width: number; height: number }, file: Uint8Array | undefined, options: RunOptions): RecodedImage | null {
+  const stride = Math.ceil((shown.width * 3) / 4) * 4;
+  const chunkRows = Math.max(1, Math.floor(BMP_PIECE_BYTES / stride));
+  const reading = (): Iterator<Uint8Array> | null => {
+    const started = startNative("bmp", (native) => begin(native, chunkRows), file, options);
+    return started && bmpPieces(started.native, started.written);
+  };
+  const first = reading();
+  if (!first) return null;
+  return streamedImage(54 + stride * shown.height, shown.width, shown.height, first, () => {
+    const again = reading();
+    // The same input and instance once more: what the first reading accepted, this one does.
+    if (!again) throw new PixelgateError("internal_error", "The BMP could not be made again.");
+    return again;
+  });
+}
+
+/** The header pg_bmp_begin wrote, then the rows, a pg_bmp_rows call per piece. */
+function* bmpPieces(native: NativeExports, written: Uint8Array[]): Generator<Uint8Array> {
+  yield* written.splice(0);
+  while (native.pg_bmp_rows() > 0) yield* written.splice(0);
 }
 
 /** Where runNative puts a file's pieces while inPieces runs (the encodes are synchronous: nothing else runs meanwhile). */
@@ -353,8 +391,8 @@ let pieceSink: Uint8Array[] | null = null;
 /**
  * Runs one of the encodes above keeping its file in the pieces it left WASM memory in (libwebp's
  * writes, the PNG writer's deflated parts, a GIF's LZW blocks), for the answer to send as they
- * are; a file the module holds whole (a JPEG, a PNG's winning lossless candidate, a BMP placed
- * in one array) comes back as one piece. Joining pieces would hold the file twice while the
+ * are; a file the module holds whole (a JPEG, a PNG's winning lossless candidate) comes back as
+ * one piece. Joining pieces would hold the file twice while the
  * encoder's memory is still alive.
  */
 export function inPieces(encode: () => Uint8Array | null): Uint8Array[] | null {
@@ -508,13 +546,11 @@ export function setCoefficientWindow(bytes: number | null): void {
 }
 
 /**
- * What a call hands the instance besides its file (instantiate): where a file written into its
- * place goes (a BMP), the planes it reads, the WebP encoder's settings; `view`: the output as a view of the dropped
- * instance's memory instead of a copy.
+ * What a call hands the instance besides its file (instantiate): the planes it reads, the WebP
+ * encoder's settings; `view`: the output as a view of the dropped instance's memory instead of a copy.
  */
 interface RunOptions {
   view?: boolean;
-  placed?: PlacedFile;
   planes?: YCbCrImage;
   webp?: WebpSettings;
 }
@@ -523,13 +559,32 @@ interface RunOptions {
  * Runs `call` on a fresh instance and maps its status: the output copied out of WASM memory,
  * null for PG_UNSUPPORTED, a PixelgateError otherwise.
  */
-function runNative(target: NativeTarget | "png" | "gif" | "bmp", call: (native: NativeExports) => number, file?: Uint8Array, options: RunOptions = {}): Uint8Array | null {
-  let status: number;
-  let native: NativeExports | undefined;
+function runNative(target: NativeTarget | "png" | "gif", call: (native: NativeExports) => number, file?: Uint8Array, options: RunOptions = {}): Uint8Array | null {
   // The WebP, PNG and GIF writers hand their file out through pg_write as they write it: into
   // inPieces's list when one collects them, else joined here for the caller. A call that also
   // sets an output (a PNG's lossless candidate beating its palette file) answers that instead.
-  const written = pieceSink ?? [];
+  const started = startNative(target, call, file, options, pieceSink ?? []);
+  if (!started) return null;
+  const { native, written } = started;
+  const out = new Uint8Array(native.memory.buffer, native.pg_output_data(), native.pg_output_size());
+  if (out.length === 0 && written !== pieceSink && written.length > 0) return joinPieces(written);
+  // Copied out unless asked for a view: then the instance's memory lives as long as the view.
+  return options.view ? out : out.slice();
+}
+
+/**
+ * Runs `call` on a fresh instance, which pg_write writes into `written`: the instance when the
+ * call succeeded, null for PG_UNSUPPORTED, a PixelgateError otherwise.
+ */
+function startNative(
+  target: NativeTarget | "png" | "gif" | "bmp",
+  call: (native: NativeExports) => number,
+  file: Uint8Array | undefined,
+  options: RunOptions,
+  written: Uint8Array[] = [],
+): { native: NativeExports; written: Uint8Array[] } | null {
+  let status: number;
+  let native: NativeExports | undefined;
   try {
     native = instantiate(file, written, options);
     if (target === "baseline-jpeg") native.pg_jpeg_baseline(1);
@@ -543,12 +598,8 @@ function runNative(target: NativeTarget | "png" | "gif" | "bmp", call: (native: 
     status = error instanceof NativeFailure ? error.status : errorStatus(error);
   }
   switch (status) {
-    case NativeStatus.Ok: {
-      const out = new Uint8Array(native!.memory.buffer, native!.pg_output_data(), native!.pg_output_size());
-      if (out.length === 0 && written !== pieceSink && written.length > 0) return joinPieces(written);
-      // Copied out unless asked for a view: then the instance's memory lives as long as the view.
-      return options.view ? out : out.slice();
-    }
+    case NativeStatus.Ok:
+      return { native: native!, written };
     case NativeStatus.Unsupported:
       return null;
     case NativeStatus.NoMemory:

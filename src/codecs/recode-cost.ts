@@ -241,13 +241,11 @@ export function pngBytesPerPixel(bytes: Uint8Array, input: "jpeg" | "png", pixel
 /**
  * GIF and BMP written by our own build from a JPEG's or PNG's rows (native/gif_sink.c,
  * bmp_sink.c). The WASM memory is the row source's, as for the PNG writer's lossless pass
- * (`wasm`, plus a band for a turned JPEG). What grows is the file, held by the request in
- * `copies`: a GIF's pieces, never joined (1.06 the worst run measured, noise at 12 MP; a small
- * GIF's runs differ by 3 MB, hence the room), a BMP
- * written into one array (1.1 measured at 12 and 24 MP). The answer's base64 is written a slice
- * at a time (src/http/json-answer.ts); with the pieces joined and the base64 as one string these
- * were 3.7 and 3.9.
- * A BMP is 3 bytes a pixel, always. A GIF's LZW data follows the picture, not the upload:
+ * (`wasm`, plus a band for a turned JPEG). A GIF's file grows, held by the request in
+ * `copies`: its pieces, never joined (1.06 the worst run measured, noise at 12 MP; a small
+ * GIF's runs differ by 3 MB, hence the room); the answer's base64 is written a slice
+ * at a time (src/http/json-answer.ts); with the pieces joined and the base64 as one string this
+ * was 3.7. A GIF's LZW data follows the picture, not the upload:
  * 0.39 to 0.43 bytes a pixel for photos (2.2 times a photo JPEG's size, 1.4 times a dense
  * one's, 0.16 times a PNG photo's), 1.25 for noise, at most 12 bits a pixel (`most`, with the
  * sub-block lengths). A dense upload raises the estimate; `least` is the photo figure with room
@@ -264,16 +262,31 @@ const NATIVE_GIF = {
   },
   copies: 1.8,
 };
-const NATIVE_BMP = { filePerPixel: 3, copies: 1.3 };
 
-/** The GIF or BMP file and its copies, a pixel: a BMP's fixed size, a GIF's from the upload's density. */
+/**
+ * A BMP (3 bytes a pixel: 69 MB at 24 MP) is never whole (native.ts streamBmp): its rows come
+ * bottom band first, each band of up to 8 MB decoding the file again (a progressive one's
+ * coefficients are kept), so its row source is always banded, and in place of a file the
+ * request holds what writing the answer leaves: its 192 KB pieces, their base64 slices and the
+ * slices' bytes, made as the client reads and dying young, which a busy collector lets pile up.
+ * Measured (memory child, the upload counted), in all: a 12 MP JPEG (2.2 MB) 34.9 to 41.8 MiB, a
+ * 24 MP camera JPEG (4.3 MB) 41.2 to 41.7, a 24 MP progressive one (4.1 MB) 53.3; while the file
+ * was kept whole, 53.9 and 92.3 (no price per pixel covered both then). Of the 24 MP baseline
+ * case, 12.6 MiB were WASM: the rest, 19.1 MiB of JS buffers and 9.6 of heap, is this cost, with
+ * room for run-to-run differences. A small BMP's answer holds less than that: at most its file
+ * three and a half times over (a 1 MP JPEG measured 17.5 MiB in all, its BMP 2.9 MiB).
+ */
+export const STREAMED_BMP_ANSWER = { most: 24 * 1024 * 1024, perFileByte: 3.5 };
+
+/** The GIF file and its copies, a pixel, from the upload's density; for a BMP, what its streamed answer holds instead. */
 function rowWriterFilePerPixel(target: "gif" | "bmp", kind: keyof typeof NATIVE_GIF.file, bytes: Uint8Array, pixels: number): number {
-  return target === "bmp" ? NATIVE_BMP.copies * NATIVE_BMP.filePerPixel : NATIVE_GIF.copies * filePerPixel(NATIVE_GIF.file[kind], bytes, pixels);
+  if (target === "bmp") return Math.min(STREAMED_BMP_ANSWER.most / Math.max(1, pixels), STREAMED_BMP_ANSWER.perFileByte * 3);
+  return NATIVE_GIF.copies * filePerPixel(NATIVE_GIF.file[kind], bytes, pixels);
 }
 
 /**
  * Bytes per pixel of writing `input` as GIF or BMP natively (`banded`: turned or flipped by its
- * EXIF orientation; `progressive`: a progressive JPEG). A WebP's row source holds what it does
+ * EXIF orientation, and a BMP always; `progressive`: a progressive JPEG). A WebP's row source holds what it does
  * for the PNG writer's lossless pass (NATIVE_PNG_FROM).
  */
 export function rowWriterBytesPerPixel(
@@ -287,6 +300,7 @@ export function rowWriterBytesPerPixel(
   const webp = typeof input === "object" ? input : null;
   const kind = webp ? (webp.lossless ? "webpLossless" : "webp") : (input as "jpeg" | "png");
   const file = rowWriterFilePerPixel(target, kind, bytes, pixels);
+  banded ||= target === "bmp";
   const wasm = webp
     ? NATIVE_PNG_FROM.lossless.wasm[webp.lossless ? "webpLossless" : webp.alpha ? "webpAlpha" : "webp"] + (banded ? BAND_BYTES_PER_PIXEL : 0)
     : rowSourceBytesPerPixel(NATIVE_PNG.lossless.wasm, input as "jpeg" | "png", banded, progressive, bytes, pixels);
@@ -386,12 +400,12 @@ const NATIVE_PNG_FROM = {
  * BMP (native/png_planes_rows.c into gif_sink.c, bmp_sink.c): as to PNG, the decode, then the
  * writer beside the planes, with the row writers' files. Measured at 12 MP (4000x3000, no alpha,
  * 1.7 MB), upload included: a grid to GIF 39.9 MB, a single image to GIF 49.6 (libde265's
- * picture while the planes are copied out); to BMP 73.6 MiB (the 36 MB file; 153 MB while the
- * answer's base64 was one string).
+ * picture while the planes are copied out). A BMP is streamed from the planes, which stay while
+ * the answer is read, in bands (73.6 MiB while the file was kept whole).
  */
 export function heicToRowWriterBytesPerPixel(bytes: Uint8Array, alpha: boolean, target: "gif" | "bmp", pixels: number, tiles: "grid" | "single", turned = false): number {
   const planes = alpha ? 2.5 : 1.5;
-  const file = rowWriterFilePerPixel(target, "heic", bytes, pixels);
+  const file = rowWriterFilePerPixel(target, "heic", bytes, pixels) + (target === "bmp" ? BAND_BYTES_PER_PIXEL : 0);
   return Math.max(heicPlanesDecodeBytesPerPixel(alpha, tiles, turned), planes + NATIVE_PNG_FROM.lossless.wasm.heic + file);
 }
 

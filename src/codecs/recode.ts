@@ -12,7 +12,7 @@ import { encodeHeicTiles, heicPlanesFromTiles } from "./heic-tiles.ts";
 import { decodeHeicPlanes } from "./heic.ts";
 import { maxPixelsFor } from "./limits.ts";
 import { recodedImage, type RecodedImage } from "./file-pieces.ts";
-import { encodePlanes, inPieces, planesToPalette, planesToPng, transcodeJpeg, transcodePng, transcodeToPalette, transcodeToPng, transcodeWebp, type NativeTarget } from "./native.ts";
+import { encodePlanes, inPieces, planesToBmp, planesToGif, planesToPng, streamBmp, transcodeJpeg, transcodePng, transcodeToPalette, transcodeToPng, transcodeWebp, type NativeTarget } from "./native.ts";
 import { nativeRoute, type NativeRoute } from "./recode-route.ts";
 import { PNG_DEFAULT_QUALITY } from "./png.ts";
 import { TIFF_JPEG_QUALITY, tiffAroundJpeg } from "./tiff.ts";
@@ -88,7 +88,9 @@ async function runNative(route: NativeRoute, bytes: Uint8Array, header: ImageHea
     case "png":
     case "webp": {
       const { input, orientation } = route;
-      if (format === "gif" || format === "bmp") return done(inPieces(() => transcodeToPalette(bytes, header, input, format, orientation)));
+      // A BMP is made as it is read (never whole); each reading decodes the file again.
+      if (format === "bmp") return streamBmp(bytes, header, input, orientation);
+      if (format === "gif") return done(inPieces(() => transcodeToPalette(bytes, header, input, format, orientation)));
       if (format === "png") return done(inPieces(() => transcodeToPng(bytes, header, input, quality, orientation)));
       if (input === "jpeg") return done(inPieces(() => transcodeJpeg(bytes, header, encoder, quality, orientation, route.webp)));
       return done(inPieces(() => (input === "png" ? transcodePng : transcodeWebp)(bytes, header, encoder, quality, route.webp)));
@@ -105,8 +107,10 @@ async function runNative(route: NativeRoute, bytes: Uint8Array, header: ImageHea
       // peaks at about 4.7 bytes a pixel) is unreachable from here and can be collected before
       // the encoder grows, and other requests in the isolate get to run between two seconds-long steps.
       await new Promise((resolve) => setTimeout(resolve, 0));
+      // A BMP is made from the planes as it is read: they stay, the file is never whole.
+      if (format === "bmp") return planesToBmp(planes);
       const out = inPieces(() =>
-        format === "png" ? planesToPng(planes, quality) : format === "gif" || format === "bmp" ? planesToPalette(planes, format) : encodePlanes(planes, encoder, quality, route.webp),
+        format === "png" ? planesToPng(planes, quality) : format === "gif" ? planesToGif(planes) : encodePlanes(planes, encoder, quality, route.webp),
       );
       return recodedImage(out ?? [], planes.width, planes.height);
     }

@@ -6,7 +6,7 @@
 
 import { Buffer } from "node:buffer";
 import { z } from "@hono/zod-openapi";
-import { concatPieces, lengthOf } from "../codecs/file-pieces";
+import { concatPieces, fileBytesOf, joinedFile, type FileBytes, type FileLike } from "../codecs/file-pieces";
 
 /**
  * Bytes per base64 slice: a multiple of 3, so slices join without padding in between. Each
@@ -19,18 +19,20 @@ const SLICE_BYTES = 3 * 16 * 1024;
 let placeholderFor: ((value: Base64Bytes) => string) | null = null;
 
 export class Base64Bytes {
-  /** The file, in order: one array, or the pieces our PNG and GIF writers leave it in (never joined here). */
-  readonly pieces: readonly Uint8Array[];
-  /** Bytes in the file. */
-  readonly byteLength: number;
+  /** The file: one array, the pieces our PNG and GIF writers leave it in (never joined here), or a streamed BMP. */
+  readonly file: FileBytes;
 
   /** `prefix`: text before the base64, `data:<mime>;base64,` for a data URI. */
   constructor(
-    file: Uint8Array | readonly Uint8Array[],
+    file: FileLike,
     readonly prefix = "",
   ) {
-    this.pieces = file instanceof Uint8Array ? [file] : file;
-    this.byteLength = lengthOf(this.pieces);
+    this.file = fileBytesOf(file);
+  }
+
+  /** Bytes in the file. */
+  get byteLength(): number {
+    return this.file.length;
   }
 
   #whenWritten: (() => void) | undefined;
@@ -50,7 +52,8 @@ export class Base64Bytes {
 
   /** The file as one array (joined, for the surfaces that need it whole: MCP's hosting, the dashboard's download). */
   get bytes(): Uint8Array {
-    return this.pieces.length === 1 ? this.pieces[0]! : concatPieces(this.pieces);
+    const { pieces } = this.file;
+    return Array.isArray(pieces) && pieces.length === 1 ? (pieces as Uint8Array[])[0]! : joinedFile(this.file);
   }
 
   /** Characters of the whole text. */
@@ -90,7 +93,7 @@ export class Base64Bytes {
    */
   *base64Slices(): Generator<string> {
     let carry = new Uint8Array(0);
-    for (const piece of this.pieces) {
+    for (const piece of this.file.pieces) {
       for (let at = 0; at < piece.length; ) {
         const take = Math.min(piece.length - at, SLICE_BYTES - carry.length);
         const chunk = carry.length > 0 ? concatPieces([carry, piece.subarray(at, at + take)]) : piece.subarray(at, at + take);
@@ -119,8 +122,8 @@ export function withInlineTexts<T>(value: T): T {
   return value;
 }
 
-/** A data URI of a file (one array or its pieces), written as bytes are. */
-export function dataUri(file: Uint8Array | readonly Uint8Array[], mime: string): Base64Bytes {
+/** A data URI of a file (one array, its pieces, or a streamed file), written as bytes are. */
+export function dataUri(file: FileLike, mime: string): Base64Bytes {
   return new Base64Bytes(file, `data:${mime};base64,`);
 }
 

@@ -48,7 +48,7 @@ export async function idempotentTool(
   const claim = { env: caller.ctx.env, accountId: caller.account.id, keyId: caller.key.id, idempotencyKey, scope: `mcp ${tool}`, request: split.args };
   try {
     return await withIdempotencyKey<CallToolResult>(claim, {
-      replay: (body) => ({ ...(JSON.parse(body) as CallToolResult), _meta: { "pixelgate/replayed": true } }),
+      replay: async (stored) => ({ ...(JSON.parse(await stored.text()) as CallToolResult), _meta: { "pixelgate/replayed": true } }),
       run: async (claimed) => {
         let charged = false;
         const answer = await run(split.args, () => (charged = true), claimed);

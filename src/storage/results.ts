@@ -1,5 +1,5 @@
 import { randomBase62 } from "../auth/keys";
-import { lengthOf } from "../codecs/file-pieces";
+import { fileBytesOf, type FileLike } from "../codecs/file-pieces";
 import { FORMAT_INFO, type ImageFormat } from "../codecs/formats";
 
 // Hosted results: written to R2 under an unguessable id (24 base62 characters, ~143 bits) and
@@ -21,8 +21,8 @@ export interface HostedFile {
   url: string;
 }
 
-/** `file`: one array, or the pieces our PNG and GIF writers leave it in, uploaded without joining them. */
-export async function hostResult(bucket: R2Bucket, baseUrl: string, file: Uint8Array | readonly Uint8Array[], kind: HostedKind): Promise<HostedFile> {
+/** `file`: one array, the pieces our PNG and GIF writers leave it in, or a streamed file, uploaded without joining them. */
+export async function hostResult(bucket: R2Bucket, baseUrl: string, file: FileLike, kind: HostedKind): Promise<HostedFile> {
   const { mime, ext } = infoOf(kind);
   const id = randomBase62(24);
   await bucket.put(`${RESULT_PREFIX}${id}.${ext}`, uploadOf(file), { httpMetadata: { contentType: mime } });
@@ -30,13 +30,14 @@ export async function hostResult(bucket: R2Bucket, baseUrl: string, file: Uint8A
 }
 
 /** R2 takes a stream only when its length is known: a FixedLengthStream the pieces are written into. */
-function uploadOf(file: Uint8Array | readonly Uint8Array[]): Uint8Array | ReadableStream<Uint8Array> {
+function uploadOf(file: FileLike): Uint8Array | ReadableStream<Uint8Array> {
   if (file instanceof Uint8Array) return file;
-  if (file.length === 1) return file[0]!;
-  const { readable, writable } = new FixedLengthStream(lengthOf(file));
+  if (Array.isArray(file) && file.length === 1) return (file as Uint8Array[])[0]!;
+  const { pieces, length } = fileBytesOf(file);
+  const { readable, writable } = new FixedLengthStream(length);
   void (async () => {
     const writer = writable.getWriter();
-    for (const piece of file) await writer.write(piece);
+    for (const piece of pieces) await writer.write(piece);
     await writer.close();
   })().catch(() => undefined); // a failed upload rejects bucket.put, which the caller sees
   return readable;

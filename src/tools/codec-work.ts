@@ -38,8 +38,9 @@ export async function holdingPermit<T>(permit: Permit, work: () => Promise<T>): 
 
 /**
  * `file` answered inline, its bytes still counted by the gate until the answer is written
- * (Base64Bytes.written): the rest of the permit is given back now.
+ * (Base64Bytes.written): the rest of the permit is given back now. A streamed file (a BMP made
+ * as the client reads it) keeps the whole permit: the work it was priced for runs then.
  */
 export function answerHolding(permit: Permit, file: Base64Bytes): Base64Bytes {
-  return file.whenWritten(permit.handOver(file.byteLength));
+  return file.whenWritten(permit.handOver(file.file.streamed ? permit.bytes : file.byteLength));
 }

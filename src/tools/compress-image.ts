@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { readOrientation, recodeImage, stripMetadata, type Permit, type RecodedImage } from "../codecs";
 import { admitCodecWork, answerHolding, CODEC_TOOL_ERRORS, holdingPermit } from "./codec-work";
+import type { FileBytes } from "../codecs/file-pieces";
 import { FORMAT_INFO } from "../codecs/formats";
 import { base64Field, dataUri } from "../http/base64-bytes";
 import { codecSourceOf, imageFields, kilobytes, latencySince, type CodecSource } from "./source-image";
@@ -66,15 +67,15 @@ const CompressResult = z
  * its metadata removed. Across formats (AVIF to WebP) the target is what was asked for, so the
  * encoded file stands and the message says it grew.
  */
-function smallestOf(source: CodecSource, encoded: RecodedImage, target: CompressTarget, quality: number): { file: readonly Uint8Array[]; length: number; message: string } {
+function smallestOf(source: CodecSource, encoded: RecodedImage, target: CompressTarget, quality: number): { file: FileBytes | Uint8Array; length: number; message: string } {
   const label = FORMAT_INFO[target].label;
   const sizes = `${kilobytes(source.bytes.length)} to ${kilobytes(encoded.length)}`;
-  const written = { file: encoded.pieces, length: encoded.length };
+  const written = { file: encoded, length: encoded.length };
   if (encoded.length <= source.bytes.length) return { ...written, message: `Compressed to ${label} at quality ${quality}: ${sizes}.` };
   const stripped = source.format === target ? stripMetadata(source.bytes, source.format, readOrientation(source.bytes, source.format)) : null;
   if (stripped && stripped.length <= source.bytes.length) {
     return {
-      file: [stripped],
+      file: stripped,
       length: stripped.length,
       message: `Re-encoding as ${label} at quality ${quality} would have made the file larger (${sizes}), so the input is returned unchanged apart from its metadata (${kilobytes(stripped.length)}).`,
     };

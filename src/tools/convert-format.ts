@@ -115,7 +115,8 @@ export const convertFormat = defineTool({
   summarize: () => ({ model: "wasm-codecs", prompt: "" }),
   run: ({ source, target, responseFormat, permit }, ctx) =>
     holdingPermit(permit, async () => {
-      const { pieces, length, width, height } = await recodeImage(source.bytes, { format: source.format, width: source.width, height: source.height }, target);
+      const converted = await recodeImage(source.bytes, { format: source.format, width: source.width, height: source.height }, target);
+      const { length, width, height } = converted;
       const { mime, label } = FORMAT_INFO[target];
       const common = {
         originalFormat: source.format,
@@ -125,9 +126,9 @@ export const convertFormat = defineTool({
         cost: "$0.00",
       };
       const message = `Converted ${FORMAT_INFO[source.format].label} to ${label}.`;
-      if (ctx.family === "playground") return { message, result: { imageUrl: answerHolding(permit, dataUri(pieces, mime)), ...common } };
-      const hosted = await hostResult(ctx.env.FILES, ctx.baseUrl, pieces, target);
-      const inline = inlineCopy(pieces, responseFormat);
+      if (ctx.family === "playground") return { message, result: { imageUrl: answerHolding(permit, dataUri(converted, mime)), ...common } };
+      const hosted = await hostResult(ctx.env.FILES, ctx.baseUrl, converted, target);
+      const inline = inlineCopy(converted, responseFormat);
       if (inline.b64_json) answerHolding(permit, inline.b64_json);
       return {
         message,

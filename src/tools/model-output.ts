@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import type { FileLike } from "../codecs/file-pieces";
 import { PixelgateError } from "../errors";
 import { Base64Bytes, base64Field } from "../http/base64-bytes";
 import type { Model } from "../models/catalog";
@@ -16,7 +17,7 @@ export async function storeImage(ctx: ToolContext, image: ImageOutput, responseF
   return { imageUrl: hosted.url, ...inlineCopy(image.bytes, responseFormat) };
 }
 
-export function inlineCopy(file: Uint8Array | readonly Uint8Array[], responseFormat: ResponseFormat): { b64_json?: Base64Bytes; imageBase64?: Base64Bytes } {
+export function inlineCopy(file: FileLike, responseFormat: ResponseFormat): { b64_json?: Base64Bytes; imageBase64?: Base64Bytes } {
   if (responseFormat !== "b64_json") return {};
   const base64 = new Base64Bytes(file);
   return { b64_json: base64, imageBase64: base64 };

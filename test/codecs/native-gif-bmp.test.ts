@@ -8,7 +8,7 @@ import { GifReader } from "omggif";
 import { decodeImage, encodeImage, nativeRoute, readHeader, recodeImage, type RasterImage } from "../../src/codecs/index.ts";
 import { ENCODE_BYTES_PER_PIXEL, maxRecodePixels } from "../../src/codecs/limits.ts";
 import { transcodeToPalette } from "../../src/codecs/native.ts";
-import { rowWriterBytesPerPixel } from "../../src/codecs/recode-cost.ts";
+import { rowWriterBytesPerPixel, STREAMED_BMP_ANSWER } from "../../src/codecs/recode-cost.ts";
 import type { Orientation } from "../../src/codecs/orientation.ts";
 import {
   EXIF_MARKER,
@@ -168,19 +168,19 @@ describe("the GIF and BMP routes", () => {
     }
   });
 
-  it("a BMP costs its three bytes a pixel a little over once (the answer's base64 is written in slices); a GIF follows the upload's density", async () => {
+  it("a BMP is priced as it is streamed (its row source, a band and what its answer holds, not its 3 bytes a pixel); a GIF follows the upload's density", async () => {
     const pixels = 4032 * 3024;
     const photo = new Uint8Array(2_200_000); // only the size matters to the price
     const bmp = rowWriterBytesPerPixel(photo, "jpeg", "bmp", pixels, false, false);
-    expect(bmp).toBeGreaterThan(3 * 1.1); // measured: the file held 1.1 times at 12 and 24 MP
+    expect(bmp * pixels, "the answer's fixed cost and a band").toBeGreaterThan(STREAMED_BMP_ANSWER.most + 8e6);
+    expect(rowWriterBytesPerPixel(photo, "jpeg", "bmp", 24e6, false, false), "the file is never whole").toBeLessThan(3);
+    expect(rowWriterBytesPerPixel(photo, "jpeg", "bmp", 64 * 48, false, false) * 64 * 48, "a small BMP's answer: at most its file 3.5 times over").toBeLessThan(64 * 48 * 10);
     const gif = rowWriterBytesPerPixel(photo, "jpeg", "gif", pixels, false, false);
-    expect(gif).toBeLessThan(bmp / 2);
     expect(rowWriterBytesPerPixel(new Uint8Array(pixels), "jpeg", "gif", pixels, false, false), "capped at 12 bits a pixel and its copies").toBeLessThan(4);
-    // A 12 MP photo fits beside another to GIF and alone to BMP; a 24 MP BMP (a 69 MB file) does not fit.
+    // A 12 MP photo fits beside another to GIF and to BMP; a 24 MP camera photo (a 69 MB BMP) fits too.
     expect(maxRecodePixels("jpeg", "gif", gif, photo.length)).toBeGreaterThan(pixels);
-    const bmpLimit = maxRecodePixels("jpeg", "bmp", bmp, photo.length);
-    expect(bmpLimit).toBeGreaterThan(pixels);
-    expect(bmpLimit).toBeLessThan(24_000_000);
+    const camera = new Uint8Array(4_300_000);
+    expect(maxRecodePixels("jpeg", "bmp", rowWriterBytesPerPixel(camera, "jpeg", "bmp", 24e6, false, false), camera.length)).toBe(24_000_000);
   });
 
 });

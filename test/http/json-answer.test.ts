@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readHeader } from "../../src/codecs/index.ts";
+import { decodeImage, readHeader } from "../../src/codecs/index.ts";
 import { Base64Bytes, dataUri } from "../../src/http/base64-bytes";
 import { answerBody, jsonBytes } from "../../src/http/json-answer";
 import { image } from "../codecs/support.ts";
@@ -134,4 +134,32 @@ describe("answers with a file inline", () => {
     expect(await replay.text()).toBe(text);
     expect(await balanceOf(account.id)).toBe(4);
   });
+
+  it("a BMP made as it is read (stored for a replay, then sent): the client's copy, the stored one and a multicall item are the same file", async () => {
+    const account = await newAccount({ credits: 5 });
+    // 1500 x 1500 x 4 bytes is over one band (8 MB): the file comes from two decodes per reading.
+    const body = { image: await dataUriOf(image(1500, 1500, (x, y) => [x & 255, y & 255, (x ^ y) & 255, 255]), "png"), targetFormat: "bmp" };
+    const headers = { "Idempotency-Key": "streamed-bmp-1" };
+    const first = await postTool("/playground/convert-format", account.key, body, headers);
+    expect(first.status).toBe(200);
+    const { text } = await textOf(first.body!);
+    expect(new TextEncoder().encode(text).byteLength).toBe(Number(first.headers.get("Content-Length")));
+    const { mime, bytes } = bytesOfDataUri((JSON.parse(text) as { result: { imageUrl: string } }).result.imageUrl);
+    expect(mime).toBe("image/bmp");
+    expect(bytes.length).toBe(54 + 1500 * 1500 * 3);
+    const decoded = await decodeImage(bytes, readHeader(bytes, "bmp"));
+    expect([...decoded.data.subarray(4 * (1500 * 1499 + 1499), 4 * (1500 * 1499 + 1500))]).toEqual([1499 & 255, 1499 & 255, 0, 255]);
+
+    const replay = await postTool("/playground/convert-format", account.key, body, headers);
+    expect(replay.headers.get("Idempotency-Replayed")).toBe("true");
+    expect(Number(replay.headers.get("Content-Length"))).toBe(text.length);
+    expect(await replay.text()).toBe(text);
+
+    const multicall = await postTool("/playground/multicall", account.key, { requests: [{ tool: "convert_format", args: body }, { tool: "convert_format", args: body }] });
+    expect(multicall.status).toBe(200);
+    const items = ((await multicall.json()) as { results: { status: number; data: { result: { imageUrl: string } } }[] }).results;
+    expect(items.map((item) => item.status)).toEqual([200, 200]);
+    for (const item of items) expect(Buffer.from(bytesOfDataUri(item.data.result.imageUrl).bytes).equals(Buffer.from(bytes))).toBe(true);
+    expect(await balanceOf(account.id)).toBe(2);
+  }, 60_000);
 });

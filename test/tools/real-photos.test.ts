@@ -189,16 +189,81 @@ describe("real photo sizes", () => {
     expect(await balanceOf(account.id)).toBe(4);
   }, 180_000);
 
-  it("BMP on the playground: a 12 MP portrait photo converts to a data URI (its answer written out in slices), upright; 24 MP (a 69 MB file) is refused, free", async () => {
+  it("BMP on the playground: a 12 MP portrait photo and a 24 MP camera photo (a 69 MB file, made as it is read) convert to data URIs, upright", async () => {
     const account = await newAccount({ credits: 5 });
     const twelve = await postTool("/playground/convert-format", account.key, { image: await photo(4032, 3024, 6), targetFormat: "bmp" });
     expect(twelve.status, twelve.status === 200 ? "" : await twelve.clone().text()).toBe(200);
     const { mime, bytes } = bytesOfDataUri(((await twelve.json()) as { result: { imageUrl: string } }).result.imageUrl);
     expect(mime).toBe("image/bmp");
     expect(readHeader(bytes, "bmp")).toMatchObject({ width: 3024, height: 4032 });
+    // The 24 MP answer is 96 MB of JSON: read as a stream, its data URI decoded a slice at a
+    // time, the rows checked as they come (bottom-up: the gradient's last row first).
     const camera = await postTool("/playground/convert-format", account.key, { image: await photo(6000, 4000), targetFormat: "bmp" });
-    expect(camera.status).toBe(400);
-    expect(((await camera.json()) as { error: { code: string } }).error.code).toBe("image_too_large");
-    expect(await balanceOf(account.id)).toBe(4);
-  }, 120_000);
+    expect(camera.status, camera.status === 200 ? "" : await camera.clone().text()).toBe(200);
+    const bmp = await bmpOfAnswer(camera, 6000, 4000);
+    expect(bmp.rows).toBe(4000);
+    expect(bmp.header).toMatchObject({ width: 6000, height: 4000 });
+    expect(Number(camera.headers.get("Content-Length"))).toBe(bmp.answerBytes);
+    expect(await balanceOf(account.id)).toBe(3);
+  }, 180_000);
 });
+
+/** Row `y` of gradient(width, height) (test/codecs/support.ts) as a BMP stores it: B, G, R. */
+function expectGradientRow(row: Uint8Array, y: number, width: number, height: number): void {
+  for (const x of [0, width >> 1, width - 1]) {
+    const r = Math.round((x / (width - 1)) * 255);
+    const g = Math.round((y / (height - 1)) * 255);
+    const b = Math.round(((x + y) / (width + height - 2)) * 200) + 40;
+    // The JPEG is lossy: within a few steps of the gradient it was made from.
+    expect(Math.abs(row[3 * x + 2]! - r) + Math.abs(row[3 * x + 1]! - g) + Math.abs(row[3 * x]! - b), `row ${y}, column ${x}`).toBeLessThan(24);
+  }
+}
+
+/**
+ * A playground answer carrying a BMP data URI, read as a stream: the JSON's prefix up to the
+ * data URI, then its base64 decoded slice by slice, each of some rows checked, never the whole
+ * file or its text at once.
+ */
+async function bmpOfAnswer(answer: Response, width: number, height: number): Promise<{ header: ReturnType<typeof readHeader>; rows: number; answerBytes: number }> {
+  const reader = answer.body!.pipeThrough(new TextDecoderStream()).getReader();
+  const stride = Math.ceil((width * 3) / 4) * 4;
+  const marker = '"imageUrl":"data:image/bmp;base64,';
+  let text = "";
+  let answerBytes = 0;
+  let inData = false;
+  let file = new Uint8Array(0);
+  let header: ReturnType<typeof readHeader> | undefined;
+  let rows = 0;
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+    answerBytes += new TextEncoder().encode(chunk.value).byteLength;
+    text += chunk.value;
+    if (!inData) {
+      const at = text.indexOf(marker);
+      if (at < 0) continue;
+      text = text.slice(at + marker.length);
+      inData = true;
+    }
+    const end = text.indexOf('"');
+    const usable = end >= 0 ? text.slice(0, end) : text.slice(0, text.length - (text.length % 4));
+    text = end >= 0 ? "" : text.slice(usable.length);
+    const decoded = Uint8Array.from(atob(usable), (c) => c.charCodeAt(0));
+    const joined = new Uint8Array(file.length + decoded.length);
+    joined.set(file);
+    joined.set(decoded, file.length);
+    file = joined;
+    if (!header && file.length >= 54) {
+      header = readHeader(file.slice(0, 54), "bmp");
+      file = file.slice(54);
+    }
+    if (header) {
+      const whole = Math.floor(file.length / stride);
+      for (let k = 0; k < whole; k++, rows++) {
+        if (rows % 997 === 0 || rows === height - 1) expectGradientRow(file.subarray(k * stride, (k + 1) * stride), height - 1 - rows, width, height);
+      }
+      file = file.slice(whole * stride);
+    }
+    if (end >= 0) inData = false;
+  }
+  expect(file.length, "nothing after the last row").toBe(0);
+  return { header: header!, rows, answerBytes };
+}
