@@ -18,7 +18,7 @@ __attribute__((import_module("env"), import_name("pg_write"))) void pg_write(con
 
 enum { HEADER_BYTES = 14 + 40 };
 
-// EXIF orientation o followed by a flip top to bottom, as an orientation (index 0 unused).
+// EXIF orientation o followed by a flip top to bottom, as an orientation (index 0: none given, as 1).
 static const int BOTTOM_UP[9] = {4, 4, 3, 2, 1, 8, 7, 6, 5};
 
 // The one BMP of this instance, between pg_bmp_begin and its last pg_bmp_rows.
