@@ -214,12 +214,17 @@ function decodeRle(bytes: Uint8Array, info: BmpInfo, out: Uint8ClampedArray): vo
   }
 }
 
+/** The 24-bit BMP we write: its header's bytes, a row's bytes (padded to 4) and the file's (native/bmp_sink.c writes the same). */
+export function bmpLayout(width: number, height: number): { headerSize: number; stride: number; size: number } {
+  const stride = Math.ceil((width * 3) / 4) * 4;
+  const headerSize = 14 + 40;
+  return { headerSize, stride, size: headerSize + stride * height };
+}
+
 export async function encodeBmp(image: RasterImage): Promise<Uint8Array> {
   const { width, height } = image;
   const pixels = flattenOntoBlack(image);
-  const stride = Math.ceil((width * 3) / 4) * 4;
-  const headerSize = 14 + 40;
-  const size = headerSize + stride * height;
+  const { headerSize, stride, size } = bmpLayout(width, height);
   const out = new Uint8Array(size);
   const v = new DataView(out.buffer);
   out[0] = 0x42; // "BM"

@@ -14,6 +14,7 @@
 // behind. A fatal libjpeg error calls the `pg_fail` import, which throws through the WASM frames.
 
 import { PixelgateError } from "../errors.ts";
+import { bmpLayout } from "./bmp.ts";
 import { invalidImage } from "./bytes.ts";
 import { joinPieces, streamedImage, type RecodedImage } from "./file-pieces.ts";
 import nativeWasm from "./native/pixelgate-codecs.wasm";
@@ -363,7 +364,7 @@ export function streamBmp(bytes: Uint8Array, size: { width: number; height: numb
  * a fresh instance of its own. Null when the module leaves the input to the general path.
  */
 function streamedBmp(begin: (native: NativeExports, chunkRows: number) => number, shown: { width: number; height: number }, file: Uint8Array | undefined, options: RunOptions): RecodedImage | null {
-  const stride = Math.ceil((shown.width * 3) / 4) * 4;
+  const { stride, size } = bmpLayout(shown.width, shown.height);
   const chunkRows = Math.max(1, Math.floor(BMP_PIECE_BYTES / stride));
   const reading = (): Iterator<Uint8Array> | null => {
     const started = startNative("bmp", (native) => begin(native, chunkRows), file, options);
@@ -371,7 +372,7 @@ function streamedBmp(begin: (native: NativeExports, chunkRows: number) => number
   };
   const first = reading();
   if (!first) return null;
-  return streamedImage(54 + stride * shown.height, shown.width, shown.height, first, () => {
+  return streamedImage(size, shown.width, shown.height, first, () => {
     const again = reading();
     // The same input and instance once more: what the first reading accepted, this one does.
     if (!again) throw new PixelgateError("internal_error", "The BMP could not be made again.");

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { readOrientation, recodeImage, stripMetadata, type Permit, type RecodedImage } from "../codecs";
 import { admitCodecWork, answerHolding, CODEC_TOOL_ERRORS, holdingPermit } from "./codec-work";
-import type { FileBytes } from "../codecs/file-pieces";
+import { fileBytesOf, type FileBytes } from "../codecs/file-pieces";
 import { FORMAT_INFO } from "../codecs/formats";
 import { base64Field, dataUri } from "../http/base64-bytes";
 import { codecSourceOf, imageFields, kilobytes, latencySince, type CodecSource } from "./source-image";
@@ -67,20 +67,18 @@ const CompressResult = z
  * its metadata removed. Across formats (AVIF to WebP) the target is what was asked for, so the
  * encoded file stands and the message says it grew.
  */
-function smallestOf(source: CodecSource, encoded: RecodedImage, target: CompressTarget, quality: number): { file: FileBytes | Uint8Array; length: number; message: string } {
+function smallestOf(source: CodecSource, encoded: RecodedImage, target: CompressTarget, quality: number): { file: FileBytes; message: string } {
   const label = FORMAT_INFO[target].label;
   const sizes = `${kilobytes(source.bytes.length)} to ${kilobytes(encoded.length)}`;
-  const written = { file: encoded, length: encoded.length };
-  if (encoded.length <= source.bytes.length) return { ...written, message: `Compressed to ${label} at quality ${quality}: ${sizes}.` };
+  if (encoded.length <= source.bytes.length) return { file: encoded, message: `Compressed to ${label} at quality ${quality}: ${sizes}.` };
   const stripped = source.format === target ? stripMetadata(source.bytes, source.format, readOrientation(source.bytes, source.format)) : null;
   if (stripped && stripped.length <= source.bytes.length) {
     return {
-      file: stripped,
-      length: stripped.length,
+      file: fileBytesOf(stripped),
       message: `Re-encoding as ${label} at quality ${quality} would have made the file larger (${sizes}), so the input is returned unchanged apart from its metadata (${kilobytes(stripped.length)}).`,
     };
   }
-  return { ...written, message: `Compressed to ${label} at quality ${quality}: ${sizes}; the ${FORMAT_INFO[source.format].label} input was smaller than this ${label}.` };
+  return { file: encoded, message: `Compressed to ${label} at quality ${quality}: ${sizes}; the ${FORMAT_INFO[source.format].label} input was smaller than this ${label}.` };
 }
 
 export const compressImage = defineTool({
@@ -102,7 +100,8 @@ export const compressImage = defineTool({
   run: ({ source, quality, target, permit }, ctx) =>
     holdingPermit(permit, async () => {
       const recoded = await recodeImage(source.bytes, { format: source.format, width: source.width, height: source.height }, target, { quality });
-      const { file, length, message } = smallestOf(source, recoded, target, quality);
+      const { file, message } = smallestOf(source, recoded, target, quality);
+      const { length } = file;
       const saved = (1 - length / source.bytes.length) * 100;
       return {
         message,
