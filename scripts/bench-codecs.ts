@@ -8,7 +8,8 @@
 //   npm run bench:codecs -- --no-memory       timing only
 //   npm run bench:codecs -- --no-timing       peak memory only
 //   npm run bench:codecs -- --no-fixed-cost   without the end-to-end tiny compress (which starts
-//                                             a local server unless one answers at PIXELGATE_URL)
+//                                             a local server unless one answers at PIXELGATE_URL,
+//                                             and an empty Worker beside it: the runtime's floor)
 //   npm run bench:codecs -- --cases webp-q70-whole,jpeg-q70   only these case ids
 //
 // Time: for each case, the median of N runs of the service's codec call and of sharp at equal

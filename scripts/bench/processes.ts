@@ -223,20 +223,24 @@ export interface LocalWorker {
 }
 
 /**
- * Applies the D1 migrations to `persistTo` and serves `config` with `wrangler dev` on free
- * loopback ports, with `vars` passed as --var; resolves once `readyPath` answers 2xx.
+ * Applies the D1 migrations to `persistTo` (unless `migrate` is false: a worker without D1) and
+ * serves `config` with `wrangler dev` on free loopback ports, with `vars` passed as --var;
+ * resolves once `readyPath` answers 2xx.
  */
 export async function startLocalWorker(options: {
   label: string;
   config: string;
   persistTo: string;
   readyPath: string;
+  migrate?: boolean;
   vars?: (baseUrl: string) => Record<string, string>;
 }): Promise<LocalWorker> {
   const { config, persistTo } = options;
-  // CI=true: apply without the interactive confirmation.
-  await runCommand("wrangler d1 migrations apply", "wrangler",
-    ["d1", "migrations", "apply", "DB", "--local", "--config", config, "--persist-to", persistTo], 120_000, childEnv({ CI: "true" }));
+  if (options.migrate !== false) {
+    // CI=true: apply without the interactive confirmation.
+    await runCommand("wrangler d1 migrations apply", "wrangler",
+      ["d1", "migrations", "apply", "DB", "--local", "--config", config, "--persist-to", persistTo], 120_000, childEnv({ CI: "true" }));
+  }
   const [port, inspectorPort] = [await freePort(), await freePort()];
   const baseUrl = `http://127.0.0.1:${port}`;
   const vars = Object.entries(options.vars?.(baseUrl) ?? {}).flatMap(([name, value]) => ["--var", `${name}:${value}`]);

@@ -98,6 +98,7 @@ describe("jsonBytes", () => {
       expect(body.byteLength).toBe(new TextEncoder().encode(expected).byteLength);
       expect((await textOf(body.stream())).text).toBe(expected);
       expect((await textOf(body.stream())).text).toBe(expected);
+      expect(body.text()).toBe(expected);
     }
   });
 
@@ -110,6 +111,19 @@ describe("jsonBytes", () => {
 });
 
 describe("answers with a file inline", () => {
+  it("a small one goes out as one text, of the length it declares", async () => {
+    const account = await newAccount({ credits: 5 });
+    const body = { image: await dataUriOf(image(16, 16, () => [40, 120, 200, 255]), "png"), targetFormat: "webp", quality: 70 };
+    const answer = await postTool("/v1/compress", account.key, body);
+    expect(answer.status).toBe(200);
+    const { text, chunks } = await textOf(answer.body!);
+    expect(chunks).toBe(1);
+    expect(new TextEncoder().encode(text).byteLength).toBe(Number(answer.headers.get("Content-Length")));
+    const { mime, bytes } = bytesOfDataUri((JSON.parse(text) as { result: { image: string } }).result.image);
+    expect(mime).toBe("image/webp");
+    expect(readHeader(bytes, "webp")).toMatchObject({ width: 16, height: 16 });
+  });
+
   it("come whole and right, and a replay under the same Idempotency-Key is the same answer", async () => {
     const account = await newAccount({ credits: 5 });
     // Grain that deflate cannot shrink: the PNG, and so its base64, is far over one slice.

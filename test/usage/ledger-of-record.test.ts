@@ -2,7 +2,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { AccountLedger, HoldRequest } from "../../durable-objects/account-ledger";
-import { RESEND_AFTER_MS } from "../../durable-objects/usage-sender";
+import { RESEND_AFTER_MS, SEND_DELAY_MS } from "../../durable-objects/usage-sender";
 import type { Env } from "../../src/env";
 import type { EntryDraft } from "../../src/usage/log";
 import { usageDelivered, usageRows } from "../support/usage-log";
@@ -149,5 +149,31 @@ describe("the outbox", () => {
     await usageDelivered(id);
     const stored = await env.DB.prepare("SELECT id, seq, credits_deducted FROM usage_log WHERE account_id = ?").bind(id).all();
     expect(stored.results).toEqual([{ id: "q", seq: expect.any(Number), credits_deducted: 4 }]);
+  });
+
+  it("sends the entries of calls settled close together in one queue message, after SEND_DELAY_MS", async () => {
+    const { id, ledger } = await freshLedger(10);
+    const messages: { at: number; entries: string[] }[] = [];
+    await runInDurableObject(ledger, (instance: AccountLedger) => {
+      const own = instance as unknown as { env: Env };
+      const queue = own.env.USAGE_QUEUE;
+      own.env = {
+        ...own.env,
+        USAGE_QUEUE: {
+          send: async (message: { entries: { id: string }[] }) => {
+            messages.push({ at: Date.now(), entries: message.entries.map((entry) => entry.id) });
+            await queue.send(message as Parameters<typeof queue.send>[0]);
+          },
+        } as unknown as Env["USAGE_QUEUE"],
+      };
+    });
+    await ledger.reserve({ keyId: "k", slots: 3, credits: 3, usage: { holds: ["a", "b", "c"].map((entry) => hold(entry, 1)), refused: [], onRefusal: draft("a") } });
+    const settledAt = Date.now();
+    for (const entry of ["a", "b", "c"]) await ledger.settle(entry, { statusCode: 200, refundCredits: 0, latencyMs: 5 });
+    await expect.poll(() => messages.length).toBe(1);
+    expect(messages[0]!.entries).toEqual(["a", "b", "c"]);
+    expect(messages[0]!.at - settledAt).toBeGreaterThanOrEqual(SEND_DELAY_MS - 5);
+    await usageDelivered(id);
+    expect(messages).toHaveLength(1);
   });
 });
