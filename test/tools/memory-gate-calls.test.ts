@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { estimateCodecBytes, isolateCodecGate, nativeBytesPerPixel, type Permit } from "../../src/codecs/index.ts";
 import { ISOLATE_CODEC_BUDGET } from "../../src/codecs/limits.ts";
-import { gradient } from "../codecs/support";
+import { gradient, image as rgbaImage } from "../codecs/support";
 import { newAccount } from "../support/fixtures";
 import { balanceOf, bytesOfDataUri, dataUriOf, postTool, usageRows } from "../support/tool-calls";
 
@@ -56,8 +56,16 @@ describe("memory gate on /v1/compress", () => {
   });
 
   it("counts an inline answer's file until the client has read it (or dropped it), the rest of the estimate no longer", async () => {
-    const account = await newAccount({ credits: 5 });
-    const image = await dataUriOf(gradient(640, 480));
+    const account = await newAccount({ credits: 6 });
+    // A small answer (up to 64 KB) is made whole before it leaves: nothing stays counted.
+    const small = await postTool("/v1/compress", account.key, { image: await dataUriOf(gradient(64, 48)), targetFormat: "png", quality: 100 });
+    expect(small.status).toBe(200);
+    expect(isolateCodecGate.state).toEqual({ inUse: 0, admitted: 0, waiting: 0 });
+    await small.arrayBuffer();
+
+    // Grain deflate cannot shrink: the PNG answered is far over 64 KB, so it is written as read.
+    const grain = (x: number, y: number, k: number) => ((x * 7919 + y * 104_729 + k * 15_485_863) ^ (x * y)) & 255;
+    const image = await dataUriOf(rgbaImage(640, 480, (x, y) => [grain(x, y, 1), grain(x, y, 2), grain(x, y, 3), 255]));
     const response = await postTool("/v1/compress", account.key, { image, targetFormat: "png", quality: 100 });
     expect(response.status).toBe(200);
     // The work is over and the answer not yet read: only the file it carries is counted.
