@@ -27,6 +27,11 @@ export function fileBytesOf(file: FileLike): FileBytes {
   return file as FileBytes;
 }
 
+/** The file's one array when it is held as exactly one (nothing to join); undefined otherwise. */
+export function onlyPiece({ pieces }: FileBytes): Uint8Array | undefined {
+  return Array.isArray(pieces) && pieces.length === 1 ? (pieces as readonly Uint8Array[])[0] : undefined;
+}
+
 /** The file as one new array, read once (a streamed file is made once more for it). */
 export function joinedFile({ pieces, length }: FileBytes): Uint8Array {
   const out = new Uint8Array(length);

@@ -6,7 +6,7 @@
 
 import { Buffer } from "node:buffer";
 import { z } from "@hono/zod-openapi";
-import { concatPieces, fileBytesOf, joinedFile, type FileBytes, type FileLike } from "../codecs/file-pieces";
+import { concatPieces, fileBytesOf, joinedFile, onlyPiece, type FileBytes, type FileLike } from "../codecs/file-pieces";
 
 /**
  * Bytes per base64 slice: a multiple of 3, so slices join without padding in between. Each
@@ -52,8 +52,7 @@ export class Base64Bytes {
 
   /** The file as one array (joined, for the surfaces that need it whole: MCP's hosting, the dashboard's download). */
   get bytes(): Uint8Array {
-    const { pieces } = this.file;
-    return Array.isArray(pieces) && pieces.length === 1 ? (pieces as Uint8Array[])[0]! : joinedFile(this.file);
+    return onlyPiece(this.file) ?? joinedFile(this.file);
   }
 
   /** Characters of the whole text. */

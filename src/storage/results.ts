@@ -1,5 +1,5 @@
 import { randomBase62 } from "../auth/keys";
-import { fileBytesOf, type FileLike } from "../codecs/file-pieces";
+import { fileBytesOf, onlyPiece, type FileLike } from "../codecs/file-pieces";
 import { FORMAT_INFO, type ImageFormat } from "../codecs/formats";
 
 // Hosted results: written to R2 under an unguessable id (24 base62 characters, ~143 bits) and
@@ -31,9 +31,10 @@ export async function hostResult(bucket: R2Bucket, baseUrl: string, file: FileLi
 
 /** R2 takes a stream only when its length is known: a FixedLengthStream the pieces are written into. */
 function uploadOf(file: FileLike): Uint8Array | ReadableStream<Uint8Array> {
-  if (file instanceof Uint8Array) return file;
-  if (Array.isArray(file) && file.length === 1) return (file as Uint8Array[])[0]!;
-  const { pieces, length } = fileBytesOf(file);
+  const bytes = fileBytesOf(file);
+  const whole = onlyPiece(bytes);
+  if (whole) return whole;
+  const { pieces, length } = bytes;
   const { readable, writable } = new FixedLengthStream(length);
   void (async () => {
     const writer = writable.getWriter();
