@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../src/env";
-import { upstreamTimeoutOf } from "../src/providers/timeout";
+import { settingsOf } from "../src/config/settings";
 import type { UsageRecord } from "../src/usage/log";
 import { Holds, type Hold } from "./holds";
 import { IdempotencyRecords } from "./idempotency-records";
@@ -29,9 +29,6 @@ export type * from "./ledger-types";
 
 export const WINDOW_MS = 60_000;
 export const WINDOW_LIMIT = 60;
-/** A hold lives for the upstream limit plus this, unless HOLD_MARGIN_MS says otherwise. */
-export const DEFAULT_HOLD_MARGIN_MS = 30_000;
-
 const BALANCE_KEY = "balance";
 const CLOSED_KEY = "closed";
 const REVOKED_KEY_PREFIX = "revoked:";
@@ -224,8 +221,8 @@ export class AccountLedger extends DurableObject<Env> {
   }
 
   private holdLifetimeMs(): number {
-    const margin = Number(this.env.HOLD_MARGIN_MS);
-    return upstreamTimeoutOf(this.env) + (Number.isFinite(margin) && margin >= 0 ? margin : DEFAULT_HOLD_MARGIN_MS);
+    const settings = settingsOf(this.env);
+    return settings.upstreamTimeoutMs + settings.holdMarginMs;
   }
 
   private async load(): Promise<void> {

@@ -1,34 +1,19 @@
-import type { AccountLedger } from "../durable-objects/account-ledger";
+import type { SettingName, SettingStrings } from "./config/settings";
 import type { Account, ApiKeyRecord } from "./accounts/repository";
 import type { LedgerSnapshot } from "../durable-objects/account-ledger";
 import type { UsageMessage } from "./usage/delivery";
 import type { AnswerBody } from "./http/json-answer";
 
-/** Bindings and vars (wrangler.toml, .dev.vars, secrets). */
-export interface Env {
-  DB: D1Database;
-  FILES: R2Bucket;
-  LEDGER: DurableObjectNamespace<AccountLedger>;
-  AI?: Ai;
+/**
+ * The worker's environment: the bindings `wrangler types` generates from wrangler.toml
+ * (src/config/bindings.d.ts, `npm run types`), with the usage queue's message type and the
+ * optional Workers AI binding, plus every setting as the string it arrives as. Read settings
+ * through settingsOf (src/config/settings.ts), never from here.
+ */
+export interface Env extends Omit<WorkerBindings, "USAGE_QUEUE" | SettingName>, SettingStrings {
   /** Usage-log entries on their way from the account ledgers to D1 (usage/delivery.ts). */
   USAGE_QUEUE: Queue<UsageMessage>;
-  DEFAULT_MODEL: string;
-  UPSTREAM_TIMEOUT_MS?: string;
-  /** How long past the upstream limit a call's hold waits before the ledger settles it as interrupted. */
-  HOLD_MARGIN_MS?: string;
-  ADMIN_TOKEN?: string;
-  PUBLIC_BASE_URL?: string;
-  OPENAI_BASE_URL?: string;
-  OPENAI_API_KEY?: string;
-  REPLICATE_BASE_URL?: string;
-  REPLICATE_API_TOKEN?: string;
-  /** The safety screen's second stage (src/safety/moderation.ts): off, llama-guard or openai. */
-  MODERATION?: string;
-  MODERATION_MODEL?: string;
-  MODERATION_BASE_URL?: string;
-  MODERATION_API_KEY?: string;
-  /** closed (default): a moderation outage refuses the call with 502; open: it serves. */
-  MODERATION_FAILURE?: string;
+  AI?: Ai;
 }
 
 /** What authentication puts on the request context. */

@@ -1,3 +1,4 @@
+import { settingsOf } from "../config/settings";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env";
 import { PixelgateError } from "../errors";
@@ -9,7 +10,7 @@ import { sha256Hex } from "./keys";
  * ADMIN_TOKEN configured, the operator API is closed.
  */
 export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const expected = c.env.ADMIN_TOKEN;
+  const expected = settingsOf(c.env).adminToken;
   const presented = c.req.header("Authorization")?.replace(/^Bearer\s+/i, "").trim();
   if (!presented) throw new PixelgateError("missing_api_key", "Send the operator token as Authorization: Bearer <ADMIN_TOKEN>.");
   const [a, b] = await Promise.all([sha256Hex(presented), sha256Hex(expected ?? "")]);

@@ -2,7 +2,7 @@ import { createAccount, findAccount, type Account } from "../accounts/repository
 import type { Env } from "../env";
 import { PixelgateError } from "../errors";
 import { accountByEmail } from "../dashboard/local-accounts";
-import { freeSignupCredits } from "../dashboard/settings";
+import { settingsOf } from "../config/settings";
 import { OAuthFailure, OAUTH_ENDPOINTS, type OAuthProfile } from "./oauth-providers";
 
 // Which account a GitHub or Google identity signs in to: the one it signed in to before; else
@@ -46,7 +46,7 @@ export async function accountForProfile(env: Env, profile: OAuthProfile): Promis
         email: profile.email,
         provider: profile.provider,
         plan: "free",
-        credits: freeSignupCredits(env),
+        credits: settingsOf(env).freeSignupCredits,
         profilePicture: profile.picture,
       });
     } catch (error) {

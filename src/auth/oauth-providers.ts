@@ -1,4 +1,4 @@
-import type { OAuthClient, OAuthProviderName } from "../dashboard/settings";
+import { settingsOf, type OAuthClient, type OAuthProviderName, type SettingStrings } from "../config/settings";
 
 // The two OAuth providers, each as its documented endpoints: the authorization-code flow with
 // PKCE (S256; Google requires it for this flow to be safe in public, GitHub accepts it), the
@@ -39,6 +39,15 @@ export const OAUTH_ENDPOINTS = {
     scope: "openid email profile",
   },
 } as const;
+
+/** The providers whose client id and secret are both configured, in display order. */
+export function oauthClients(env: SettingStrings): OAuthClient[] {
+  return settingsOf(env).oauthClients;
+}
+
+export function oauthClient(env: SettingStrings, provider: string): OAuthClient | null {
+  return oauthClients(env).find((client) => client.provider === provider) ?? null;
+}
 
 const GITHUB_API = "https://api.github.com";
 const GOOGLE_USERINFO = "https://openidconnect.googleapis.com/v1/userinfo";

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { AppEnv } from "../env";
 import { publicBaseUrl } from "../http/envelope";
-import type { OAuthClient } from "../dashboard/settings";
+import type { OAuthClient } from "../config/settings";
 import { sha256Hex } from "./keys";
 import { authorizationUrl, exchangeCode, fetchProfile, OAuthFailure, type OAuthProfile } from "./oauth-providers";
 

@@ -1,3 +1,4 @@
+import { settingsOf } from "../config/settings";
 import type { Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import type { AppEnv, Env } from "../env";
@@ -25,7 +26,7 @@ let cachedSecret: { configured: string | undefined; key: Promise<CryptoKey> } | 
 
 /** DASHBOARD_SECRET when configured; else one generated once and kept in D1, so no setup is needed. */
 async function storedSecret(env: Env): Promise<string> {
-  const configured = (env as Env & { DASHBOARD_SECRET?: string }).DASHBOARD_SECRET;
+  const configured = settingsOf(env).dashboardSecret;
   if (configured) return configured;
   const fresh = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
   await env.DB.prepare("INSERT OR IGNORE INTO dashboard_secrets (name, value) VALUES ('csrf', ?)").bind(fresh).run();
@@ -34,7 +35,7 @@ async function storedSecret(env: Env): Promise<string> {
 }
 
 function signingKey(env: Env): Promise<CryptoKey> {
-  const configured = (env as Env & { DASHBOARD_SECRET?: string }).DASHBOARD_SECRET;
+  const configured = settingsOf(env).dashboardSecret;
   if (!cachedSecret || cachedSecret.configured !== configured) {
     const key = storedSecret(env).then((secret) =>
       crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]),

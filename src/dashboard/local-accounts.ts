@@ -1,8 +1,8 @@
 import { createAccount, findAccount, type Account } from "../accounts/repository";
 import { passwordProblem, setPassword, storedPasswordOf, verifyPassword } from "../auth/password";
+import { settingsOf } from "../config/settings";
 import type { Env } from "../env";
 import { PixelgateError } from "../errors";
-import { freeSignupCredits } from "./settings";
 import { forgiveEmail, recordAttempt, throttled, type Throttle } from "./sign-in-limit";
 
 // Sign-up and sign-in with email and password (provider `local`).
@@ -48,7 +48,7 @@ export async function signUp(env: Env, form: SignUpForm, ip: string): Promise<Si
   await recordAttempt(env.DB, [["signup-ip", ip]]);
   let account: Account;
   try {
-    account = await createAccount(env.DB, { name, email, provider: "local", plan: "free", credits: freeSignupCredits(env) });
+    account = await createAccount(env.DB, { name, email, provider: "local", plan: "free", credits: settingsOf(env).freeSignupCredits });
   } catch (error) {
     if (error instanceof PixelgateError && error.param === "email") {
       return { ok: false, problems: { email: "An account with this email already exists. Sign in instead." } };

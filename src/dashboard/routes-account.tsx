@@ -10,7 +10,7 @@ import { UsagePage } from "./pages/usage";
 import { playgroundKeyId } from "./playground-call";
 import { holdForReveal, openReveal } from "./key-reveal";
 import { checkedForm, field, render, signedIn, type DashboardContext, type SignedIn } from "./respond";
-import { freeSignupCredits } from "./settings";
+import { settingsOf } from "../config/settings";
 import { usageCsv } from "./usage-csv";
 import { usageDatabaseFor } from "../usage/database";
 import { dailySpend, filtersOf, usageForExport, usagePage } from "./usage-query";
@@ -35,7 +35,7 @@ export const accountPages = new Hono<AppEnv>()
     if (who instanceof Response) return who;
     const id = who.session.account.id;
     const [{ balance }, spend, keys] = await Promise.all([ledgerOf(c.env, id).snapshot(), dailySpend(usageDatabaseFor(c.env, id), id), listApiKeys(c.env.DB, id)]);
-    const notice = c.req.query("welcome") !== undefined ? `Your account is ready, with ${freeSignupCredits(c.env)} free credits. Create an API key to start.` : undefined;
+    const notice = c.req.query("welcome") !== undefined ? `Your account is ready, with ${settingsOf(c.env).freeSignupCredits} free credits. Create an API key to start.` : undefined;
     const activeKeys = keys.filter((key) => !key.revokedAt).length;
     return render(c, <OverviewPage viewer={who.viewer} balance={balance} spend={spend} activeKeys={activeKeys} baseUrl={publicBaseUrl(c)} notice={notice} />);
   })

@@ -1,15 +1,15 @@
 import { Hono } from "hono";
 import { beginOAuth, completeOAuth } from "../auth/oauth";
 import { accountForProfile } from "../auth/oauth-accounts";
-import { OAuthFailure } from "../auth/oauth-providers";
+import { OAuthFailure, oauthClient, oauthClients } from "../auth/oauth-providers";
 import { csrfToken } from "../auth/session-csrf";
 import { currentSession, endSession, startSession } from "../auth/session";
+import { settingsOf } from "../config/settings";
 import type { AppEnv } from "../env";
 import { redirectWithFlash, takeFlash, type Flash } from "./flash";
 import { signIn, signUp } from "./local-accounts";
 import { MessagePage, SignInPage, SignUpPage } from "./pages/sign-in";
 import { checkedForm, field, render, type DashboardContext } from "./respond";
-import { freeSignupCredits, oauthClient, oauthClients } from "./settings";
 import { clientIp, type Throttle } from "./sign-in-limit";
 
 // Signing in and out: email and password, GitHub, Google. Every POST answers with a redirect
@@ -57,7 +57,7 @@ export const authRoutes = new Hono<AppEnv>()
     const flash = await takeFlash(c);
     if (flash?.status === 429) return throttledPage(c, flash);
     const page = (
-      <SignUpPage csrf={await csrfToken(c, null)} providers={providersOf(c)} freeCredits={freeSignupCredits(c.env)}
+      <SignUpPage csrf={await csrfToken(c, null)} providers={providersOf(c)} freeCredits={settingsOf(c.env).freeSignupCredits}
         name={flash?.values.name} email={flash?.values.email} problems={flash?.problems} />
     );
     return render(c, page, flash?.status ?? 200);

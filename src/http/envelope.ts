@@ -1,3 +1,4 @@
+import { settingsOf } from "../config/settings";
 import type { Context } from "hono";
 import { ERROR_CATALOG, PixelgateError, type ErrorCode } from "../errors";
 
@@ -6,7 +7,7 @@ import { ERROR_CATALOG, PixelgateError, type ErrorCode } from "../errors";
 // (currentCredits, isNsfw, ...), which are the same in both.
 
 export function publicBaseUrl(c: Context): string {
-  const configured = (c.env as { PUBLIC_BASE_URL?: string } | undefined)?.PUBLIC_BASE_URL;
+  const configured = c.env ? settingsOf(c.env).publicBaseUrl : undefined;
   return (configured || new URL(c.req.url).origin).replace(/\/+$/, "");
 }
 

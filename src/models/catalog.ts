@@ -1,3 +1,4 @@
+import { settingsOf } from "../config/settings";
 import type { Env } from "../env";
 
 // The model table, with `isLive` computed from configuration: a row is live only when it is
@@ -53,9 +54,9 @@ export function providerConfigured(env: Env, provider: ModelProvider): boolean {
     case "workers-ai":
       return env.AI !== undefined;
     case "openai":
-      return Boolean(env.OPENAI_API_KEY);
+      return settingsOf(env).openai.apiKey !== undefined;
     case "replicate":
-      return Boolean(env.REPLICATE_API_TOKEN);
+      return settingsOf(env).replicate.apiToken !== undefined;
   }
 }
 

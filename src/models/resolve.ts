@@ -1,3 +1,4 @@
+import { settingsOf } from "../config/settings";
 import type { Env } from "../env";
 import { DEFAULT_MODEL_COST, findModel, listLiveModels, type Model, type ModelTask } from "./catalog";
 import { PixelgateError } from "../errors";
@@ -19,7 +20,7 @@ export async function resolveImageModel(env: Env, requested: string | undefined)
 }
 
 async function defaultImageModel(env: Env): Promise<Model> {
-  const configured = await findModel(env, env.DEFAULT_MODEL);
+  const configured = await findModel(env, settingsOf(env).defaultModel ?? "");
   if (configured?.task === "image" && configured.isLive) return configured;
   // A misconfigured DEFAULT_MODEL must not take the service down: the best live model serves.
   const [best] = await listLiveModels(env, "image");

@@ -1,3 +1,4 @@
+import { settingsOf } from "../config/settings";
 import { PixelgateError } from "../errors";
 import type { Model } from "../models/catalog";
 import { FORMAT_INFO } from "../codecs";
@@ -41,9 +42,10 @@ export const openaiProvider: ImageProvider = {
   async run(task, call) {
     openaiProvider.check?.(task, call.model);
     const { env, model } = call;
-    const key = env.OPENAI_API_KEY ?? "";
+    const { openai } = settingsOf(env);
+    const key = openai.apiKey ?? "";
     const upstream = new UpstreamClient("OpenAI", call.signal, [key]);
-    const base = (env.OPENAI_BASE_URL || DEFAULT_BASE_URL).replace(/\/+$/, "");
+    const base = (openai.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
     if (!key || !isAllowedApiBase(base)) throw upstream.failure("is not configured (OPENAI_API_KEY, and an https (or loopback http) OPENAI_BASE_URL).");
 
     const request = requestFor(task, model);

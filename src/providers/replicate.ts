@@ -1,3 +1,4 @@
+import { settingsOf } from "../config/settings";
 import type { Env } from "../env";
 import { PixelgateError } from "../errors";
 import type { ImageProvider } from "./types";
@@ -41,9 +42,10 @@ export const replicateProvider: ImageProvider = {
   },
   async run(task, call) {
     const { env, model } = call;
-    const token = env.REPLICATE_API_TOKEN ?? "";
+    const { replicate } = settingsOf(env);
+    const token = replicate.apiToken ?? "";
     const upstream = new UpstreamClient("Replicate", call.signal, [token]);
-    const base = (env.REPLICATE_BASE_URL || DEFAULT_BASE_URL).replace(/\/+$/, "");
+    const base = (replicate.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
     if (!token || !isAllowedApiBase(base)) throw upstream.failure("is not configured (REPLICATE_API_TOKEN, and an https (or loopback http) REPLICATE_BASE_URL).");
 
     const auth = `Bearer ${token}`;
@@ -93,8 +95,7 @@ function creation(base: string, upstreamModel: string, input: Record<string, unk
 
 /** Within Replicate's range and never longer than our own deadline. */
 function waitSeconds(env: Env): number {
-  const timeoutMs = Number(env.UPSTREAM_TIMEOUT_MS);
-  const seconds = Number.isFinite(timeoutMs) && timeoutMs > 0 ? Math.floor(timeoutMs / 1000) : MAX_WAIT_SECONDS;
+  const seconds = Math.floor(settingsOf(env).upstreamTimeoutMs / 1000);
   return Math.min(MAX_WAIT_SECONDS, Math.max(1, seconds));
 }
 

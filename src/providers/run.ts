@@ -1,10 +1,10 @@
 import { encodeImage, readHeader, sniffFormat, type ImageFormat } from "../codecs";
+import { settingsOf } from "../config/settings";
 import type { Env } from "../env";
 import { PixelgateError } from "../errors";
 import type { Model } from "../models/catalog";
 import { sanitizeSvg } from "../svg/sanitize";
 import { providerOf } from "./registry";
-import { upstreamTimeoutOf } from "./timeout";
 import type { ProviderOutput, ProviderTask } from "./types";
 
 // Calling a model: the adapter chosen by the row, under the upstream time limit, and its answer
@@ -54,7 +54,7 @@ function runLocally(env: Env, model: Model, task: ProviderTask): Promise<Provide
 }
 
 async function runUpstream({ env, waitUntil }: ModelCaller, model: Model, task: ProviderTask): Promise<ProviderOutput> {
-  const timeoutMs = upstreamTimeoutOf(env);
+  const timeoutMs = settingsOf(env).upstreamTimeoutMs;
   const timedOut = new PixelgateError("upstream_timeout", `${model.name} did not answer within ${timeoutMs / 1000} s.`);
   const deadline = new AbortController();
   const expired = new Promise<never>((_, reject) => {

@@ -1,3 +1,4 @@
+import { settingsOf, type SettingStrings } from "../config/settings.ts";
 import { PixelgateError } from "../errors.ts";
 import { SAFETY_CATEGORIES, type SafetyCategory } from "./terms/types.ts";
 
@@ -18,16 +19,9 @@ import { SAFETY_CATEGORIES, type SafetyCategory } from "./terms/types.ts";
 
 export type ModerationVerdict = SafetyCategory | null;
 
-/** The settings this module reads (a subset of the worker's Env; plain so Node scripts load it). */
-export interface ModerationEnv {
+/** What this module reads: the settings (src/config/settings.ts) and the AI binding; plain so Node scripts load it. */
+export interface ModerationEnv extends SettingStrings {
   AI?: unknown;
-  MODERATION?: string;
-  MODERATION_MODEL?: string;
-  MODERATION_BASE_URL?: string;
-  MODERATION_API_KEY?: string;
-  MODERATION_FAILURE?: string;
-  OPENAI_BASE_URL?: string;
-  OPENAI_API_KEY?: string;
 }
 
 /** Llama Guard 3's hazard codes (the MLCommons taxonomy) in our categories. */
@@ -66,7 +60,7 @@ type Classifier = (text: string, signal: AbortSignal) => Promise<ModerationVerdi
 
 /** The configured classifier, or null when moderation is off. */
 export function moderationOf(env: ModerationEnv): Classifier | null {
-  switch ((env.MODERATION ?? "off").trim().toLowerCase()) {
+  switch (settingsOf(env).moderation.kind) {
     case "llama-guard":
       return (text, signal) => askLlamaGuard(env, text, signal);
     case "openai":
@@ -114,7 +108,7 @@ export function openAiVerdict(answer: unknown): ModerationVerdict {
 async function askLlamaGuard(env: ModerationEnv, text: string, signal: AbortSignal): Promise<ModerationVerdict> {
   const ai = env.AI as unknown as { run(model: string, inputs: object): Promise<unknown> } | undefined;
   if (!ai) throw new Error("MODERATION=llama-guard needs the AI binding");
-  const model = env.MODERATION_MODEL || DEFAULT_LLAMA_GUARD;
+  const model = settingsOf(env).moderation.model ?? DEFAULT_LLAMA_GUARD;
   // The binding takes no AbortSignal: the race holds the deadline.
   const answer = await Promise.race([
     ai.run(model, { messages: [{ role: "user", content: text }], response_format: { type: "json_object" }, temperature: 0, max_tokens: 64 }),
@@ -124,13 +118,14 @@ async function askLlamaGuard(env: ModerationEnv, text: string, signal: AbortSign
 }
 
 async function askOpenAi(env: ModerationEnv, text: string, signal: AbortSignal): Promise<ModerationVerdict> {
-  const base = (env.MODERATION_BASE_URL || env.OPENAI_BASE_URL || "https://api.openai.com/v1").replace(/\/+$/, "");
-  const key = env.MODERATION_API_KEY || env.OPENAI_API_KEY;
+  const moderation = settingsOf(env).moderation;
+  const base = (moderation.baseUrl ?? "https://api.openai.com/v1").replace(/\/+$/, "");
+  const key = moderation.apiKey;
   if (!key) throw new Error("MODERATION=openai needs MODERATION_API_KEY (or OPENAI_API_KEY)");
   const response = await fetch(`${base}/moderations`, {
     method: "POST",
     headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
-    body: JSON.stringify({ model: env.MODERATION_MODEL || DEFAULT_OPENAI_MODEL, input: text }),
+    body: JSON.stringify({ model: moderation.model ?? DEFAULT_OPENAI_MODEL, input: text }),
     signal,
   });
   if (!response.ok) {
@@ -152,14 +147,10 @@ export async function moderateFields(env: ModerationEnv, fields: { param: string
   try {
     verdicts = await Promise.all(fields.map(({ text }) => classify(text, signal)));
   } catch (error) {
-    if (failsOpen(env)) return null;
+    if (settingsOf(env).moderation.failsOpen) return null;
     const reason = error instanceof Error ? error.message : String(error);
     throw new PixelgateError("upstream_error", `The moderation model could not screen the request (${reason.slice(0, 200)}); nothing was charged. Retry shortly.`);
   }
   const index = verdicts.findIndex((verdict) => verdict !== null);
   return index < 0 ? null : { param: fields[index]!.param, category: verdicts[index]! };
-}
-
-function failsOpen(env: ModerationEnv): boolean {
-  return (env.MODERATION_FAILURE ?? "closed").trim().toLowerCase() === "open";
 }

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { oauthClients } from "../../src/dashboard/settings";
+import { oauthClients } from "../../src/auth/oauth-providers";
 import { balanceOf } from "../support/tool-calls";
 import { encodeJson, FAKE_OAUTH, type FakeOAuthUser } from "./fake-oauth";
 import { accountIdOf, freshIdentity, ORIGIN, signUpIn, TestBrowser, visibleText } from "./support";

@@ -1,6 +1,6 @@
 import { OAUTH_ENDPOINTS } from "../../auth/oauth-providers";
 import type { FieldProblems } from "../local-accounts";
-import type { OAuthProviderName } from "../settings";
+import type { OAuthProviderName } from "../../config/settings";
 import { CsrfField, FormAlert, Page } from "../layout";
 
 // Sign-in and sign-up: one card each, the same field markup, errors next to their fields
