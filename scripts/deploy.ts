@@ -7,7 +7,7 @@
 //   5. deploys the worker
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
-import { randomBase62 } from "../src/auth/keys.ts";
+import { randomBase62 } from "../src/ids/random.ts";
 
 const DATABASE = "pixelgate";
 const BUCKET = "pixelgate-files";

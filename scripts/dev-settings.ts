@@ -2,7 +2,8 @@
 // .dev.vars, then the development defaults. A missing .dev.vars is created with a fresh
 // development key and operator token, so a new clone needs no setup.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { generateApiKey, isWellFormedApiKey, randomBase62 } from "../src/auth/keys.ts";
+import { generateApiKey, isWellFormedApiKey } from "../src/ids/api-key.ts";
+import { randomBase62 } from "../src/ids/random.ts";
 
 export const DEV_VARS_FILE = ".dev.vars";
 

@@ -1,7 +1,8 @@
 // `npm start`: apply local D1 migrations, seed the development account and key, then run the
 // worker with `wrangler dev` and print how to call it. Offline; state lives in .wrangler/state.
 import { spawn, spawnSync } from "node:child_process";
-import { sha256Hex, displayPrefix } from "../src/auth/keys.ts";
+import { sha256Hex } from "../src/ids/sha256.ts";
+import { displayPrefix } from "../src/ids/api-key.ts";
 import { loadDevSettings, DEV_VARS_FILE } from "./dev-settings.ts";
 
 const DEV_ACCOUNT = { id: "acct_dev", name: "Development account", email: "dev@localhost", credits: 1000 };

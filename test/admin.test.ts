@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { sha256Hex } from "../src/auth/keys";
+import { sha256Hex } from "../src/ids/sha256";
 import { expectError, expectParamError } from "./support/envelope";
 import { ADMIN_TOKEN, adminCall, call, newAccount, newKey, withKey } from "./support/fixtures";
 

@@ -1,4 +1,6 @@
-import { displayPrefix, generateApiKey, randomBase62, sha256Hex } from "../auth/keys";
+import { displayPrefix, generateApiKey } from "../ids/api-key";
+import { randomBase62 } from "../ids/random";
+import { sha256Hex } from "../ids/sha256";
 import { PixelgateError } from "../errors";
 
 // D1 access for accounts and API keys. The balance is not here: it lives in AccountLedger.

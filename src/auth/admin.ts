@@ -2,7 +2,7 @@ import { settingsOf } from "../config/settings";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env";
 import { PixelgateError } from "../errors";
-import { sha256Hex } from "./keys";
+import { sha256Hex } from "../ids/sha256";
 
 /**
  * Operator token check. Both sides are hashed to equal length first so that

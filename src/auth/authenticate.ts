@@ -3,7 +3,8 @@ import { ledgerOf } from "../accounts/ledger";
 import { findKeyByHash, touchApiKey, type Account, type ApiKeyRecord } from "../accounts/repository";
 import type { AppEnv, Env } from "../env";
 import { refusalOf, setRateLimitHeaders } from "../http/rate-limit";
-import { isWellFormedApiKey, sha256Hex } from "./keys";
+import { isWellFormedApiKey } from "../ids/api-key";
+import { sha256Hex } from "../ids/sha256";
 import { accountGone, invalidKey, missingKey } from "./refusals";
 
 /** `Authorization` first, `x-api-key` as the fallback; `Bearer ` is optional on both. */

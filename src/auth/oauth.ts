@@ -3,7 +3,7 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { AppEnv } from "../env";
 import { publicBaseUrl } from "../http/envelope";
 import type { OAuthClient } from "../config/settings";
-import { sha256Hex } from "./keys";
+import { sha256Hex } from "../ids/sha256";
 import { authorizationUrl, exchangeCode, fetchProfile, OAuthFailure, type OAuthProfile } from "./oauth-providers";
 
 // The authorization-code flow around the provider calls. The state is random, single-use, lives

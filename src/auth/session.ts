@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { findAccount, type Account } from "../accounts/repository";
 import type { AppEnv } from "../env";
-import { sha256Hex } from "./keys";
+import { sha256Hex } from "../ids/sha256";
 
 // Dashboard sessions. The browser holds a random 256-bit token in an HttpOnly, Secure,
 // SameSite=Lax cookie with the __Host- prefix (no Domain, Path=/, so no sibling host can set or

@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler, Next } from "hono";
 import { ledgerOf } from "../accounts/ledger";
-import { sha256Hex } from "../auth/keys";
+import { sha256Hex } from "../ids/sha256";
 import type { WindowState } from "../../durable-objects/account-ledger";
 import type { AppEnv, Env } from "../env";
 import { PixelgateError } from "../errors";

@@ -19,7 +19,7 @@
 // Only IHDR, PLTE, tRNS, IDAT and IEND are written: no metadata chunk is ever copied.
 
 import { ByteReader, hasAscii, invalidImage } from "./bytes.ts";
-import { crc32 } from "./crc32.ts";
+import { crc32 } from "../ids/crc32.ts";
 import { deflateFrom, deflateWhole, inflatePrefix, PNG_DEFLATE } from "./deflate.ts";
 import { FORMAT_INFO, type RasterImage } from "./formats.ts";
 import { paeth, RowFilter } from "./png-filter.ts";

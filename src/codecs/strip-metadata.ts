@@ -6,7 +6,7 @@
 // block holding that one tag, so a portrait photo still shows upright.
 
 import { ByteReader, concatBytes } from "./bytes.ts";
-import { crc32 } from "./crc32.ts";
+import { crc32 } from "../ids/crc32.ts";
 import type { InputFormat } from "./formats.ts";
 import type { Orientation } from "./orientation.ts";
 

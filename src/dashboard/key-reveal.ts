@@ -1,5 +1,6 @@
 import type { ApiKeyRecord } from "../accounts/repository";
-import { randomBase62, sha256Hex } from "../auth/keys";
+import { randomBase62 } from "../ids/random";
+import { sha256Hex } from "../ids/sha256";
 import type { DashboardSession } from "../auth/session";
 
 // A new key's secret, shown exactly once on the page the key form redirects to. The POST seals

@@ -1,4 +1,4 @@
-import { randomBase62 } from "../auth/keys";
+import { randomBase62 } from "../ids/random";
 import type { BilledResult } from "../billing/billed-call";
 import type { Env } from "../env";
 import type { PixelgateError } from "../errors";

@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { sha256Hex } from "../auth/keys";
+import { sha256Hex } from "../ids/sha256";
 import type { AppEnv } from "../env";
 import { spliceInlineImage, withInlineImage, type SplicedBody } from "../images/inline-body";
 import { fail } from "./envelope";

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { randomBase62 } from "../auth/keys";
+import { randomBase62 } from "../ids/random";
 import type { AppEnv } from "../env";
 
 /** Every response carries X-Request-Id; the same id goes into the usage log. */

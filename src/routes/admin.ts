@@ -10,7 +10,7 @@ import {
   PROVIDERS,
   type ApiKeyRecord,
 } from "../accounts/repository";
-import { randomBase62 } from "../auth/keys";
+import { randomBase62 } from "../ids/random";
 import { requireAdmin } from "../auth/admin";
 import { fail } from "../http/envelope";
 import { requireJsonBody } from "../http/json-body";

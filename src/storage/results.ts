@@ -1,4 +1,4 @@
-import { randomBase62 } from "../auth/keys";
+import { randomBase62 } from "../ids/random";
 import { fileBytesOf, onlyPiece, type FileLike } from "../codecs/file-pieces";
 import { FORMAT_INFO, type ImageFormat } from "../codecs/formats";
 

@@ -6,7 +6,7 @@
 // queue (usage/delivery.ts). D1 is the log that /v1/usage and the dashboard read; entries the
 // ledger has not yet delivered are merged in (listUsage), so a call's entry is visible at once.
 
-import { randomBase62 } from "../auth/keys";
+import { randomBase62 } from "../ids/random";
 
 export const USAGE_SOURCES = ["rest", "mcp", "cli"] as const;
 export type UsageSource = (typeof USAGE_SOURCES)[number];

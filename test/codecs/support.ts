@@ -6,7 +6,7 @@ import { expect } from "vitest";
 import { GifWriter } from "omggif";
 import { PixelgateError } from "../../src/errors.ts";
 import { encodeImage, type RasterImage } from "../../src/codecs/index.ts";
-import { crc32 } from "../../src/codecs/crc32.ts";
+import { crc32 } from "../../src/ids/crc32.ts";
 import { instantiateCodec } from "../../src/codecs/wasm.ts";
 import webpEncoderFactory from "@jsquash/webp/codec/enc/webp_enc.js";
 import webpEncoderWasm from "@jsquash/webp/codec/enc/webp_enc.wasm";

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { sha256Hex } from "../../src/auth/keys";
+import { sha256Hex } from "../../src/ids/sha256";
 import { call, withKey } from "../support/fixtures";
 import { csrfOf, signUpIn, TestBrowser, visibleText } from "./support";
 

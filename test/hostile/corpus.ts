@@ -14,7 +14,7 @@
 
 import { GifWriter } from "omggif";
 import { encodeImage, type ImageFormat, type InputFormat, type RasterImage } from "../../src/codecs/index.ts";
-import { crc32 } from "../../src/codecs/crc32.ts";
+import { crc32 } from "../../src/ids/crc32.ts";
 import type { ErrorCode } from "../../src/errors.ts";
 import { FAKE_IMAGE_ORIGIN } from "../input/fake-image-host.ts";
 import { prng } from "../support/prng.ts";

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { displayPrefix, generateApiKey, isWellFormedApiKey, sha256Hex } from "../../src/auth/keys";
+import { displayPrefix, generateApiKey, isWellFormedApiKey } from "../../src/ids/api-key";
+import { sha256Hex } from "../../src/ids/sha256";
 import { expectError } from "./envelope";
 import { adminCall, call, newAccount } from "./fixtures";
 
