@@ -1,5 +1,5 @@
 import { decodeImage, encodeImage, readHeader } from "../codecs";
-import { shrinkToFit } from "../mcp/preview";
+import { shrinkToFit } from "../raster/shrink";
 import { megapixelSize } from "./aspect";
 import type { AspectRatio, ProviderTask, TaskImage } from "./types";
 

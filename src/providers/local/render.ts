@@ -9,7 +9,7 @@ import { darken, lighten, mix, type Rgb } from "./render/color.ts";
 import { compose, type Placement } from "./render/layout.ts";
 import { buildPalette, type Palette } from "./render/palette.ts";
 import { addGrain, fillLinearGradient } from "./render/raster/background.ts";
-import { createCanvas, fillRings, type Canvas, type Paint } from "./render/raster/coverage.ts";
+import { createCanvas, fillRings, type Canvas, type Paint } from "../../raster/coverage.ts";
 import { partRings } from "./render/raster/flatten.ts";
 import { readPrompt, type PromptReading } from "./render/reading.ts";
 import { dominantColors } from "./render/references.ts";

@@ -1,5 +1,4 @@
-import type { Rgb } from "../../providers/local/render/color.ts";
-import type { Paint } from "../../providers/local/render/raster/coverage.ts";
+import type { Paint, Rgb } from "../../raster/coverage.ts";
 
 // Colours for the SVG preview: hex, rgb(), the common names, and gradients (url(#id)) drawn as
 // a vertical blend of their first and last stops. Anything else paints nothing.

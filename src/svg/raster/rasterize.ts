@@ -1,5 +1,5 @@
 import type { RasterImage } from "../../codecs";
-import { createCanvas, fillRings, type Canvas, type Ring } from "../../providers/local/render/raster/coverage.ts";
+import { createCanvas, fillRings, type Canvas, type Ring } from "../../raster/coverage.ts";
 import { tokenize } from "../tokenizer.ts";
 import { multiply, numbersIn, parseTransform, pathPolylines, type Matrix } from "./geometry.ts";
 import { paintOf, parseColor, type Gradients } from "./paint.ts";

@@ -1,7 +1,9 @@
 // Colour arithmetic for the local renderers: 8-bit sRGB triples, mixed and shifted in HSL,
 // which is crude but predictable ("pastel" = towards white, "neon" = full saturation).
 
-export type Rgb = readonly [number, number, number];
+import type { Rgb } from "../../../raster/coverage.ts";
+
+export type { Rgb };
 
 const clampByte = (v: number): number => (v < 0 ? 0 : v > 255 ? 255 : Math.round(v));
 

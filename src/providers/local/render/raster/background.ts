@@ -3,7 +3,7 @@
 // Grain is only added when the prompt asks for it.
 
 import type { Rgb } from "../color.ts";
-import { packOpaque, type Canvas } from "./coverage.ts";
+import { packOpaque, type Canvas } from "../../../../raster/coverage.ts";
 
 /** Fills the whole canvas, opaque, blending `from` to `to` along the direction `angle` (radians). */
 export function fillLinearGradient(canvas: Canvas, from: Rgb, to: Rgb, angle: number): void {

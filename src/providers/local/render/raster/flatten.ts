@@ -3,7 +3,7 @@
 // the true curve, so edges look round at any output size.
 
 import type { Part } from "../shapes.ts";
-import type { Ring } from "./coverage.ts";
+import type { Ring } from "../../../../raster/coverage.ts";
 
 function segmentsFor(radius: number): number {
   const n = Math.ceil(Math.PI / Math.sqrt(0.2 / Math.max(radius, 0.5)));

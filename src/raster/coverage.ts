@@ -4,8 +4,10 @@
 // [0, 1] without supersampling. Edges of outer outlines count +1 and holes -1, whatever order
 // their points were given in, and the sum is clamped to [0, 1]: overlapping outlines make a
 // union and holes cut out. One Float32Array per render is reused for every shape.
+// Shared by the local renderer (providers/local/render.ts) and the SVG preview (svg/raster).
 
-import type { Rgb } from "../color.ts";
+/** An 8-bit sRGB colour. */
+export type Rgb = readonly [number, number, number];
 
 /** A closed outline in pixel coordinates, flat [x0, y0, x1, y1, ...]. */
 export interface Ring {
