@@ -132,6 +132,12 @@ export async function findAccount(db: D1Database, id: string): Promise<Account |
   return row ? toAccount(row) : null;
 }
 
+/** The account with this email (as given, trimmed), for sign-in by password or by a verified OAuth email. */
+export async function accountByEmail(db: D1Database, email: string): Promise<Account | null> {
+  const row = await db.prepare("SELECT id FROM accounts WHERE email = ?").bind(email.trim()).first<{ id: string }>();
+  return row ? findAccount(db, row.id) : null;
+}
+
 /** Removes the account row only: its keys stay so they can answer 404 account_not_found. */
 export async function deleteAccount(db: D1Database, id: string): Promise<boolean> {
   const result = await db.prepare("DELETE FROM accounts WHERE id = ?").bind(id).run();

@@ -5,7 +5,7 @@ import type { AppEnv, Env } from "../env";
 import { refusalOf, setRateLimitHeaders } from "../http/rate-limit";
 import { isWellFormedApiKey } from "../ids/api-key";
 import { sha256Hex } from "../ids/sha256";
-import { accountGone, invalidKey, missingKey } from "./refusals";
+import { accountGone, invalidKey, missingKey } from "../accounts/refusals";
 
 /** `Authorization` first, `x-api-key` as the fallback; `Bearer ` is optional on both. */
 export function presentedKey(headers: { header(name: string): string | undefined }): string | null {

@@ -1,7 +1,6 @@
-import { createAccount, findAccount, type Account } from "../accounts/repository";
+import { accountByEmail, createAccount, findAccount, type Account } from "../accounts/repository";
 import type { Env } from "../env";
 import { PixelgateError } from "../errors";
-import { accountByEmail } from "../dashboard/local-accounts";
 import { settingsOf } from "../config/settings";
 import { OAuthFailure, OAUTH_ENDPOINTS, type OAuthProfile } from "./oauth-providers";
 

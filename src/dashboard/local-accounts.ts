@@ -1,4 +1,4 @@
-import { createAccount, findAccount, type Account } from "../accounts/repository";
+import { accountByEmail, createAccount, type Account } from "../accounts/repository";
 import { passwordProblem, setPassword, storedPasswordOf, verifyPassword } from "../auth/password";
 import { settingsOf } from "../config/settings";
 import type { Env } from "../env";
@@ -22,11 +22,6 @@ export function emailProblem(email: string): string | null {
   if (email === "") return "Enter your email address.";
   if (email.length > 320 || !EMAIL_PATTERN.test(email)) return "Enter an email address like name@example.com.";
   return null;
-}
-
-export async function accountByEmail(db: D1Database, email: string): Promise<Account | null> {
-  const row = await db.prepare("SELECT id FROM accounts WHERE email = ?").bind(email.trim()).first<{ id: string }>();
-  return row ? findAccount(db, row.id) : null;
 }
 
 export type SignUpOutcome = { ok: true; account: Account } | { ok: false; problems: FieldProblems } | { ok: false; throttle: Throttle };

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { ReserveOutcome, WindowState } from "../../durable-objects/account-ledger";
 import { PixelgateError } from "../errors";
-import { accountGone, invalidKey } from "../auth/refusals";
+import { accountGone, invalidKey } from "../accounts/refusals";
 
 /** Every authenticated response carries the key's window. */
 export function setRateLimitHeaders(c: Context, window: WindowState): void {

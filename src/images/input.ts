@@ -3,7 +3,6 @@
 // and decoding happen later, elsewhere. Every failure is a PixelgateError naming the field.
 
 import { PixelgateError } from "../errors";
-import { openResult } from "../storage/results";
 import { inlineUploadOf } from "./inline-body";
 import { decodeBareBase64, decodeDataUri } from "./inline-image";
 import { fetchImage, type Fetcher } from "./url-fetch";
@@ -34,7 +33,8 @@ export interface LoadImageOptions {
 
 export interface OwnFiles {
   baseUrl: string;
-  bucket: R2Bucket;
+  /** The stored result file of that name (the part after `/files/`), or null when there is none. */
+  open(name: string): Promise<R2ObjectBody | null>;
 }
 
 /**
@@ -94,7 +94,7 @@ async function loadOwnFile(text: string, options: LoadImageOptions): Promise<Loa
     return null;
   }
   if (url.origin !== new URL(own.baseUrl).origin || !url.pathname.startsWith("/files/")) return null;
-  const stored = await openResult(own.bucket, decodeURIComponent(url.pathname.slice("/files/".length)));
+  const stored = await own.open(decodeURIComponent(url.pathname.slice("/files/".length)));
   if (!stored) {
     throw new PixelgateError("image_fetch_failed", "There is no result file at this address of ours (mistyped, or deleted).", { param: options.param });
   }

@@ -3,6 +3,7 @@ import { MODEL_INPUT_MAX_PIXELS } from "../codecs/limits";
 import type { ImageFormat, InputFormat } from "../codecs/formats";
 import { PixelgateError, type ErrorCode } from "../errors";
 import { loadImageBytes, pickImageField, type OwnFiles } from "../images/input";
+import { openResult } from "../storage/results";
 import type { ToolContext } from "./types";
 import { formatLatency } from "../usage/log";
 
@@ -29,7 +30,7 @@ export const imageFields = {
 
 /** Where a call's own result URLs are read from (see images/input). */
 export function ownFilesOf(ctx: Pick<ToolContext, "env" | "baseUrl">): OwnFiles {
-  return { baseUrl: ctx.baseUrl, bucket: ctx.env.FILES };
+  return { baseUrl: ctx.baseUrl, open: (name) => openResult(ctx.env.FILES, name) };
 }
 
 export async function sourceImageOf(body: { image?: unknown; imageBase64?: unknown }, ctx: Pick<ToolContext, "env" | "baseUrl">): Promise<SourceImage> {

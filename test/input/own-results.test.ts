@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { loadImageBytes } from "../../src/images/input";
+import { ownFilesOf } from "../../src/tools/source-image";
 import { BASE, newAccount } from "../support/fixtures";
 import { discOnPlainBackground } from "../support/pictures";
 import { balanceOf, dataUriOf, postTool } from "../support/tool-calls";
@@ -9,7 +10,7 @@ import { countingFetcher, expectRefusal } from "./helpers";
 // The service's own result URLs (same origin as PUBLIC_BASE_URL, /files/...) as image inputs:
 // read from storage, never fetched, so results can be chained.
 
-const ownFiles = { baseUrl: BASE, bucket: env.FILES };
+const ownFiles = ownFilesOf({ baseUrl: BASE, env });
 
 describe("loading one of our own result URLs", () => {
   it("reads the stored file without touching the network", async () => {

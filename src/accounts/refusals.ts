@@ -1,6 +1,6 @@
 import { PixelgateError } from "../errors";
 
-// The authentication refusals, worded once: they are raised both where the key is resolved
+// The authentication refusals, worded once: they are raised both where the key is resolved (auth)
 // and where the ledger finds a cached key revoked or its account closed.
 
 export function missingKey(): PixelgateError {
