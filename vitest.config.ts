@@ -41,10 +41,11 @@ const BROWSER_PROJECT: TestProjectInlineConfiguration = {
   },
 };
 
-// Checks of committed build artefacts (the native WASM manifest), in plain Node: they read files.
+// Checks of committed build artefacts (the native WASM manifest) and of the repository's own
+// check scripts (the layer order), in plain Node: they read files.
 const NATIVE_PROJECT: TestProjectInlineConfiguration = {
   extends: false,
-  test: { name: "native", include: ["test/native/**/*.test.ts"], environment: "node" },
+  test: { name: "native", include: ["test/native/**/*.test.ts", "test/scripts/**/*.test.ts"], environment: "node" },
 };
 
 // Tests run inside workerd with real D1, R2 and Durable Objects (wrangler.toml bindings).
@@ -82,7 +83,7 @@ export default defineConfig(async () => {
     test: {
       name: "workerd",
       include: ["test/**/*.test.ts"],
-      exclude: [...configDefaults.exclude, "test/cli/**", "test/browser/**", "test/native/**"],
+      exclude: [...configDefaults.exclude, "test/cli/**", "test/browser/**", "test/native/**", "test/scripts/**"],
       setupFiles: ["./test/setup/apply-migrations.ts"],
       testTimeout: 30_000,
     },
