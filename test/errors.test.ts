@@ -118,10 +118,11 @@ describe("discovery", () => {
     expect(response.status).toBe(200);
     const body = (await response.json()) as { endpoints: Array<{ method: string; path: string }> };
     const listed = body.endpoints.map((endpoint) => `${endpoint.method} ${endpoint.path}`);
-    const expected = ["GET /v1/me", "GET /v1/usage", "GET /v1/models", "GET /playground/models", "GET /auth/user-data", "POST /v1/generate", "POST /v1/batch", "POST /playground/multicall", "POST /mcp"];
+    const expected = ["GET /v1/openapi.json", "GET /v1/me", "GET /v1/usage", "GET /v1/models", "GET /playground/models", "GET /auth/user-data", "POST /v1/generate", "POST /v1/batch", "POST /playground/multicall", "POST /mcp"];
     for (const endpoint of expected) {
       expect(listed).toContain(endpoint);
     }
+    expect(listed.filter((endpoint) => endpoint === "GET /v1/openapi.json")).toHaveLength(1);
   });
 
   it("GET /v1/openapi.json is OpenAPI 3.1.0, version 1.0.0, declaring 401 on authenticated paths", async () => {
@@ -143,5 +144,9 @@ describe("discovery", () => {
     for (const [path, method] of declared) {
       expect(doc.paths[path]?.[method]?.responses, `${method} ${path}`).toHaveProperty("401");
     }
+    // The document lists itself, without a key, answering an OpenAPI document.
+    const self = doc.paths["/v1/openapi.json"]?.get as { security?: unknown[]; responses: Record<string, { content: Record<string, unknown> }> } | undefined;
+    expect(self?.responses["200"]?.content).toHaveProperty("application/json");
+    expect(self?.security ?? []).toEqual([]);
   });
 });

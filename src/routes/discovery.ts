@@ -23,7 +23,6 @@ function authOf(security: Array<Record<string, unknown>> | undefined): Endpoint[
   return "api_key";
 }
 
-const OPENAPI_ENDPOINT: Endpoint = { method: "GET", path: "/v1/openapi.json", summary: "OpenAPI 3.1 description of this API", auth: "none" };
 /** Not an OpenAPI route (it speaks MCP), so listed by hand. */
 const MCP_ENDPOINT: Endpoint = { method: "POST", path: "/mcp", summary: "Remote MCP server (streamable HTTP, stateless): every image tool", auth: "api_key" };
 
@@ -108,7 +107,7 @@ export function mountDiscovery(app: OpenAPIHono<AppEnv>): void {
         version: API_VERSION,
         openapi: `${publicBaseUrl(c)}/v1/openapi.json`,
         errors: `${publicBaseUrl(c)}/v1/errors`,
-        endpoints: [OPENAPI_ENDPOINT, MCP_ENDPOINT, ...listEndpoints()],
+        endpoints: [MCP_ENDPOINT, ...listEndpoints()],
       },
       200,
     ),
@@ -123,6 +122,20 @@ export function mountDiscovery(app: OpenAPIHono<AppEnv>): void {
       200,
     ),
   );
+
+  // The document describes itself: registered as a path (no handler of its own; doc31 serves it).
+  app.openAPIRegistry.registerPath({
+    method: "get",
+    path: "/v1/openapi.json",
+    tags: ["Discovery"],
+    summary: "OpenAPI 3.1 description of this API",
+    responses: {
+      200: {
+        description: "This document: every path, its schemas, errors and authentication.",
+        content: { "application/json": { schema: z.object({ openapi: z.literal("3.1.0") }).catchall(z.unknown()).openapi("OpenApiDocument") } },
+      },
+    },
+  });
 
   app.doc31("/v1/openapi.json", (c) => ({
     openapi: "3.1.0",
