@@ -1,13 +1,14 @@
 // Settings for local runs, read in this order: the environment first, then
 // .dev.vars, then the development defaults. A missing .dev.vars is created with a fresh
 // development key and operator token, so a new clone needs no setup.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { passwordProblem } from "../src/auth/password-hash.ts";
 import { generateApiKey, isWellFormedApiKey } from "../src/ids/api-key.ts";
 import { randomBase62 } from "../src/ids/random.ts";
 
 export const DEV_VARS_FILE = ".dev.vars";
 
-/** Names passed to the worker. PORT and DEV_API_KEY are for the start script only. */
+/** Names passed to the worker. PORT, DEV_API_KEY and DEV_PASSWORD are for the start script only. */
 export const WORKER_SETTINGS = [
   "ADMIN_TOKEN",
   "PUBLIC_BASE_URL",
@@ -29,6 +30,11 @@ export function parseDevVars(text: string): Record<string, string> {
   return vars;
 }
 
+/** The development account's dashboard password: random per clone, long enough for the sign-in rules. */
+function newDevPassword(): string {
+  return `dev-${randomBase62(16)}`;
+}
+
 function createDevVars(): void {
   writeFileSync(
     DEV_VARS_FILE,
@@ -36,6 +42,7 @@ function createDevVars(): void {
       "# Local development settings (not committed). Environment variables override these.",
       `DEV_API_KEY=${generateApiKey()}`,
       `ADMIN_TOKEN=adm_${randomBase62(32)}`,
+      `DEV_PASSWORD=${newDevPassword()}`,
       "",
     ].join("\n"),
   );
@@ -44,17 +51,26 @@ function createDevVars(): void {
 export interface DevSettings {
   port: number;
   devApiKey: string;
+  /** The development account's dashboard password (DEV_PASSWORD). */
+  devPassword: string;
   /** What to pass to the worker as --var (environment values that override .dev.vars). */
   worker: Record<string, string>;
   adminToken: string;
   baseUrl: string;
   createdDevVars: boolean;
+  /** DEV_PASSWORD was missing (a .dev.vars from before it) and was added to the file now. */
+  addedDevPassword: boolean;
 }
 
 export function loadDevSettings(env: NodeJS.ProcessEnv = process.env): DevSettings {
   const createdDevVars = !existsSync(DEV_VARS_FILE);
   if (createdDevVars) createDevVars();
-  const file = parseDevVars(readFileSync(DEV_VARS_FILE, "utf8"));
+  let file = parseDevVars(readFileSync(DEV_VARS_FILE, "utf8"));
+  const addedDevPassword = !env.DEV_PASSWORD && !file.DEV_PASSWORD;
+  if (addedDevPassword) {
+    appendFileSync(DEV_VARS_FILE, `${readFileSync(DEV_VARS_FILE, "utf8").endsWith("\n") ? "" : "\n"}DEV_PASSWORD=${newDevPassword()}\n`);
+    file = parseDevVars(readFileSync(DEV_VARS_FILE, "utf8"));
+  }
   const pick = (name: string) => env[name] || file[name] || "";
 
   const port = Number(pick("PORT") || 8787);
@@ -69,5 +85,8 @@ export function loadDevSettings(env: NodeJS.ProcessEnv = process.env): DevSettin
   }
   const baseUrl = pick("PUBLIC_BASE_URL") || `http://localhost:${port}`;
   worker.PUBLIC_BASE_URL = baseUrl;
-  return { port, devApiKey, worker, adminToken: pick("ADMIN_TOKEN"), baseUrl, createdDevVars };
+  const devPassword = pick("DEV_PASSWORD");
+  const passwordIssue = passwordProblem(devPassword, "");
+  if (passwordIssue) throw new Error(`DEV_PASSWORD: ${passwordIssue}`);
+  return { port, devApiKey, devPassword, worker, adminToken: pick("ADMIN_TOKEN"), baseUrl, createdDevVars, addedDevPassword };
 }

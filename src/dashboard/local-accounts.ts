@@ -1,5 +1,6 @@
 import { accountByEmail, createAccount, type Account } from "../accounts/repository";
-import { passwordProblem, setPassword, storedPasswordOf, verifyPassword } from "../auth/password";
+import { passwordProblem } from "../auth/password-hash";
+import { setPassword, storedPasswordOf, verifyPassword } from "../auth/password";
 import { settingsOf } from "../config/settings";
 import type { Env } from "../env";
 import { PixelgateError } from "../errors";
