@@ -97,7 +97,15 @@ export interface NewAccount {
   profilePicture?: string | null;
 }
 
-export async function createAccount(db: D1Database, input: NewAccount): Promise<Account> {
+/**
+ * Inserts the account. `together` gives statements to write in the same transaction as the
+ * account row (a sign-up's password), so no one ever sees the account without them.
+ */
+export async function createAccount(
+  db: D1Database,
+  input: NewAccount,
+  together: (accountId: string, createdAt: string) => D1PreparedStatement[] = () => [],
+): Promise<Account> {
   const row: AccountRow = {
     id: "acct_" + randomBase62(20),
     name: input.name,
@@ -111,11 +119,11 @@ export async function createAccount(db: D1Database, input: NewAccount): Promise<
     created_at: new Date().toISOString(),
   };
   try {
-    await db
+    const insert = db
       .prepare(`INSERT INTO accounts (${ACCOUNT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
       .bind(row.id, row.name, row.email, row.provider, row.plan, row.plan_validity, row.billing_cycle,
-        row.profile_picture, row.opening_credits, row.created_at)
-      .run();
+        row.profile_picture, row.opening_credits, row.created_at);
+    await db.batch([insert, ...together(row.id, row.created_at)]);
   } catch (error) {
     // The UNIQUE index is the only race-free duplicate check: two concurrent sign-ups both pass
     // any read-before-write.

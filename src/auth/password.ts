@@ -1,4 +1,4 @@
-import { derive, fromBase64, hashPassword, PBKDF2_ITERATIONS, SALT_BYTES, SCHEME } from "./password-hash";
+import { derive, fromBase64, PBKDF2_ITERATIONS, SALT_BYTES, SCHEME } from "./password-hash";
 
 // Checking and storing dashboard passwords (the hash itself is password-hash.ts).
 
@@ -25,9 +25,9 @@ export async function storedPasswordOf(db: D1Database, accountId: string): Promi
   return row?.hash ?? null;
 }
 
-export async function setPassword(db: D1Database, accountId: string, password: string): Promise<void> {
-  await db
+/** The statement that stores a password hash (made by hashPassword) for the account. */
+export function storePasswordHash(db: D1Database, accountId: string, hash: string, at = new Date().toISOString()): D1PreparedStatement {
+  return db
     .prepare("INSERT INTO account_passwords (account_id, hash, updated_at) VALUES (?, ?, ?) ON CONFLICT (account_id) DO UPDATE SET hash = excluded.hash, updated_at = excluded.updated_at")
-    .bind(accountId, await hashPassword(password), new Date().toISOString())
-    .run();
+    .bind(accountId, hash, at);
 }

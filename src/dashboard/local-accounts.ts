@@ -1,6 +1,6 @@
 import { accountByEmail, createAccount, type Account } from "../accounts/repository";
-import { passwordProblem } from "../auth/password-hash";
-import { setPassword, storedPasswordOf, verifyPassword } from "../auth/password";
+import { hashPassword, passwordProblem } from "../auth/password-hash";
+import { storedPasswordOf, storePasswordHash, verifyPassword } from "../auth/password";
 import { settingsOf } from "../config/settings";
 import type { Env } from "../env";
 import { PixelgateError } from "../errors";
@@ -42,17 +42,21 @@ export async function signUp(env: Env, form: SignUpForm, ip: string): Promise<Si
   const throttle = await throttled(env.DB, [["signup-ip", ip]]);
   if (throttle) return { ok: false, throttle };
   await recordAttempt(env.DB, [["signup-ip", ip]]);
-  let account: Account;
+  const hash = await hashPassword(form.password);
   try {
-    account = await createAccount(env.DB, { name, email, provider: "local", plan: "free", credits: settingsOf(env).freeSignupCredits });
+    // The password is written with the account, so a second copy of this form (a double click)
+    // finds both and signs in below, never an account without its password.
+    const account = await createAccount(env.DB, { name, email, provider: "local", plan: "free", credits: settingsOf(env).freeSignupCredits },
+      (accountId, at) => [storePasswordHash(env.DB, accountId, hash, at)]);
+    return { ok: true, account };
   } catch (error) {
-    if (error instanceof PixelgateError && error.param === "email") {
-      return { ok: false, problems: { email: "An account with this email already exists. Sign in instead." } };
-    }
-    throw error;
+    if (!(error instanceof PixelgateError && error.param === "email")) throw error;
   }
-  await setPassword(env.DB, account.id, form.password);
-  return { ok: true, account };
+  // The email has an account. With its password (the form sent twice, or someone who forgot they
+  // signed up) this is a sign-in, throttled and counted like one; otherwise the form says so.
+  const existing = await signIn(env, email, form.password, ip);
+  if (existing.ok || "throttle" in existing) return existing;
+  return { ok: false, problems: { email: "An account with this email already exists. Sign in instead." } };
 }
 
 export type SignInOutcome = { ok: true; account: Account } | { ok: false; problem: string } | { ok: false; throttle: Throttle };

@@ -7,6 +7,35 @@ import { accountIdOf, freshIdentity, PASSWORD, signUpIn, TestBrowser, visibleTex
 // Email and password accounts: sign-up, sign-in, sign-out, the session cookie, the throttle.
 
 describe("sign-up", () => {
+  it("a double-click on \"Create account\" (the form sent twice at once) leaves one account and the person signed in", async () => {
+    const browser = new TestBrowser();
+    const { email } = freshIdentity();
+    const csrf = /name="csrf" value="([^"]+)"/.exec(await (await browser.get("/dashboard/sign-up")).text())![1]!;
+    const post = () => {
+      const body = new FormData();
+      for (const [name, value] of Object.entries({ csrf, name: "Double Click", email, password: PASSWORD })) body.set(name, value);
+      return browser.fetch("/dashboard/sign-up", { method: "POST", body, headers: { Origin: "https://pixelgate.test" } });
+    };
+    const answers = await Promise.all([post(), post()]);
+    for (const answer of answers) {
+      expect(answer.status).toBe(303);
+      expect(answer.headers.get("Location")).toBe("/dashboard?welcome");
+      expect(answer.headers.getSetCookie().some((cookie) => cookie.startsWith("__Host-pg_session="))).toBe(true);
+    }
+    // Whichever answer the browser kept, it is signed in to the one account.
+    expect((await browser.get("/dashboard")).status).toBe(200);
+    const id = await accountIdOf(email, env.DB);
+    expect(await env.DB.prepare("SELECT COUNT(*) AS n FROM accounts WHERE email = ?").bind(email).first<number>("n")).toBe(1);
+    expect(await balanceOf(id)).toBe(50);
+
+    // The same email with another password is still told the account exists, signed out.
+    const other = new TestBrowser();
+    const refused = await other.submit("/dashboard/sign-up", "/dashboard/sign-up", { name: "", email, password: "another long password" });
+    expect(refused.headers.get("Location")).toBe("/dashboard/sign-up");
+    expect(visibleText(await (await other.follow(refused)).text())).toContain("An account with this email already exists.");
+    expect((await other.get("/dashboard")).status).toBe(303);
+  });
+
   it("creates a free account with 50 opening credits, a PBKDF2 password and a session", async () => {
     const browser = new TestBrowser();
     const email = await signUpIn(browser);
@@ -51,7 +80,8 @@ describe("sign-up", () => {
     expect(visibleText(await short.text())).toContain("Use at least 10 characters.");
 
     const email = await signUpIn(new TestBrowser());
-    const refused = await browser.submit("/dashboard/sign-up", "/dashboard/sign-up", { email: email.toUpperCase(), password: PASSWORD });
+    // (With the account's own password it would sign in: see the double-click test.)
+    const refused = await browser.submit("/dashboard/sign-up", "/dashboard/sign-up", { email: email.toUpperCase(), password: "not the account's password" });
     expect(refused.headers.getSetCookie().some((line) => line.startsWith("__Host-pg_session="))).toBe(false);
     const taken = await browser.follow(refused);
     expect(taken.status).toBe(400);
