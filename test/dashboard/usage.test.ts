@@ -30,6 +30,20 @@ function rowsOf(html: string): string[] {
 }
 
 describe("usage page", () => {
+  it("shows a long prompt's first 160 characters in its row, the whole behind a disclosure", async () => {
+    const browser = new TestBrowser();
+    const id = await accountIdOf(await signUpIn(browser), env.DB);
+    const long = "a very long prompt about kites. ".repeat(130).slice(0, 4100);
+    await seed(id, [{ prompt: long, requestId: "req_long", statusCode: 400, creditsDeducted: 0 }, { prompt: "short one", requestId: "req_short" }]);
+    const html = await (await browser.get("/dashboard/usage")).text();
+    const cell = /<td class="prompt" data-testid="long-prompt">([\s\S]*?)<\/td>/.exec(html)![1]!;
+    const [shown] = cell.split("<details>");
+    expect(shown).toBe(`${long.slice(0, 160)}…`);
+    expect(visibleText(cell)).toContain("All 4,100 characters");
+    expect(cell).toContain(long);
+    expect(html).toContain('<td class="prompt">short one</td>');
+  });
+
   it("shows an empty state, then a real API call with its tool, status and cost", async () => {
     const browser = new TestBrowser();
     const email = await signUpIn(browser);

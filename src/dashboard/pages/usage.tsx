@@ -13,6 +13,23 @@ function queryOf(filters: UsageFilters, page?: number): string {
   return text ? `?${text}` : "";
 }
 
+/** Characters of a prompt shown in its row; a longer one is cut there, with the whole behind a disclosure. */
+const PROMPT_SHOWN = 160;
+
+function PromptCell(props: { prompt: string }) {
+  const { prompt } = props;
+  if (prompt.length <= PROMPT_SHOWN) return <td class="prompt">{prompt}</td>;
+  return (
+    <td class="prompt" data-testid="long-prompt">
+      {`${prompt.slice(0, PROMPT_SHOWN)}…`}
+      <details>
+        <summary>{`All ${prompt.length.toLocaleString("en")} characters`}</summary>
+        <div class="prompt-full" tabindex={0}>{prompt}</div>
+      </details>
+    </td>
+  );
+}
+
 function Select(props: { id: keyof UsageFilters; label: string; value?: string; options: Array<[string, string]> }) {
   return (
     <div>
@@ -80,7 +97,7 @@ export function UsagePage(props: { viewer: Viewer; filters: UsageFilters; usage:
                     <td>{row.model}</td>
                     <td>{row.latency}</td>
                     <td><code>{row.keyPrefix}</code></td>
-                    <td class="prompt">{row.prompt}</td>
+                    <PromptCell prompt={row.prompt} />
                   </tr>
                 ))}
               </tbody>
