@@ -15,13 +15,15 @@ import { mountBatches } from "./routes/batch";
 import { mountMcp } from "./routes/mcp";
 import { dashboardRoutes } from "./routes/dashboard";
 import { HTTPException } from "hono/http-exception";
+import { except } from "hono/combine";
 
 export { AccountLedger } from "../durable-objects/account-ledger";
 
 const app = newRouter();
 
 app.use("*", requestId);
-app.use("*", limitBody);
+// The dashboard limits its forms' size itself, answering with a page rather than JSON.
+app.use("*", except("/dashboard/*", limitBody));
 
 app.route("/", accountRoutes);
 app.route("/", modelRoutes);

@@ -47,7 +47,8 @@ export async function resolveKey(env: Env, presented: string | null): Promise<{ 
 const TOUCH_INTERVAL_MS = 60_000;
 const lastTouched = new Map<string, number>();
 
-function recordKeyUse(c: Context<AppEnv>, keyId: string): void {
+/** Notes that the key was used now (its "last used"), for every call made with it: the API's and the playground's. */
+export function recordKeyUse(c: Context<AppEnv>, keyId: string): void {
   const now = Date.now();
   if ((lastTouched.get(keyId) ?? 0) > now - TOUCH_INTERVAL_MS) return;
   lastTouched.set(keyId, now);

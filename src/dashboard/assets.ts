@@ -4,10 +4,11 @@
 
 export const DASHBOARD_CSS = `
 :root{--bg:#f7f7f8;--card:#fff;--text:#1b1d22;--muted:#5b6170;--line:#d9dce3;--accent:#3347d6;--accent-text:#fff;
---danger:#b42318;--ok:#067647;--warn-bg:#fff7e0;--warn-line:#e2b33c;--focus:#ff9f1c;--bar:#3347d6;color-scheme:light dark}
+--danger:#b42318;--ok:#067647;--warn-bg:#fff7e0;--warn-line:#e2b33c;--focus:#c2410c;--bar:#3347d6;color-scheme:light dark}
 @media (prefers-color-scheme:dark){:root{--bg:#121316;--card:#1c1e23;--text:#eceef2;--muted:#a4aab6;--line:#343842;
---accent:#8c9bff;--accent-text:#0d0f1a;--danger:#ff8a80;--ok:#6ee7a8;--warn-bg:#2e2710;--warn-line:#9c7a16;--bar:#8c9bff}}
+--accent:#8c9bff;--accent-text:#0d0f1a;--danger:#ff8a80;--ok:#6ee7a8;--warn-bg:#2e2710;--warn-line:#9c7a16;--focus:#ffa94d;--bar:#8c9bff}}
 *{box-sizing:border-box}
+[hidden]{display:none!important}
 html{-webkit-text-size-adjust:100%}
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:var(--bg);color:var(--text)}
 a{color:var(--accent)}
@@ -59,6 +60,8 @@ td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 .muted{color:var(--muted)}
 .ok{color:var(--ok)}.bad{color:var(--danger)}
 .prompt{max-width:22rem;overflow-wrap:anywhere}
+.prompt details{margin-top:.25rem}
+.prompt-full{max-height:12rem;overflow:auto;white-space:pre-wrap}
 .filters{display:grid;gap:0 1rem;grid-template-columns:repeat(auto-fit,minmax(10rem,1fr));align-items:end}
 .pager{display:flex;gap:1rem;align-items:center;justify-content:space-between;flex-wrap:wrap;margin:.75rem 0}
 .tabs{list-style:none;padding:0;margin:0 0 1rem;display:flex;flex-wrap:wrap;gap:.4rem}
@@ -123,10 +126,45 @@ export const DASHBOARD_JS = `
       area.focus();
     });
   });
+  // A chosen file over the upload limit is named with its size, and the form is not sent.
+  document.querySelectorAll("input[type=file][data-maxbytes]").forEach(function (input) {
+    var max = Number(input.getAttribute("data-maxbytes"));
+    var note = document.getElementById(input.id + "-size");
+    var hint = note ? note.textContent : "";
+    var megabytes = function (n) { return (n / 1048576).toLocaleString("en", { maximumFractionDigits: 1 }) + " MB"; };
+    var tooLarge = function () { var file = input.files && input.files[0]; return file && file.size > max ? file : null; };
+    var update = function () {
+      var file = tooLarge();
+      if (note) {
+        note.textContent = file ? "“" + file.name + "” is " + megabytes(file.size) + "; files can be at most " + megabytes(max) + ". Choose a smaller file." : hint;
+        note.className = file ? "hint error" : "hint";
+      }
+      if (file) input.setAttribute("aria-invalid", "true"); else input.removeAttribute("aria-invalid");
+    };
+    input.addEventListener("change", update);
+    update();
+    if (input.form) input.form.addEventListener("submit", function (event) {
+      if (!tooLarge()) return;
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      update();
+      say(note ? note.textContent : "The file is too large.");
+      input.focus();
+    });
+  });
+  // A form is sent once: a second press while the first is on its way (a double click) sends
+  // nothing more. Coming Back to the page makes it usable again.
   document.querySelectorAll("form[data-busy]").forEach(function (form) {
-    form.addEventListener("submit", function () {
-      var button = form.querySelector("button[type=submit]");
+    var button = form.querySelector("button[type=submit]");
+    var label = button ? button.textContent : "";
+    form.addEventListener("submit", function (event) {
+      if (form.getAttribute("data-sent") === "true") { event.preventDefault(); return; }
+      form.setAttribute("data-sent", "true");
       if (button) { button.setAttribute("aria-disabled", "true"); button.textContent = form.getAttribute("data-busy"); }
+    });
+    window.addEventListener("pageshow", function () {
+      form.removeAttribute("data-sent");
+      if (button) { button.removeAttribute("aria-disabled"); button.textContent = label; }
     });
   });
 })();

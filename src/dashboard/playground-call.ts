@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { createApiKey, findApiKey, type Account, type ApiKeyRecord } from "../accounts/repository";
+import { recordKeyUse } from "../auth/authenticate";
 import { rejectCall, runBilledCall, type BilledCall, type BilledResult } from "../billing/billed-call";
 import { encodeImage } from "../codecs";
 import type { AppEnv } from "../env";
@@ -14,7 +15,7 @@ import type { PlaygroundTool } from "./playground-tools";
 // made on first use with a secret nobody keeps, is the key the call is billed and logged under.
 
 export const PLAYGROUND_KEY_NAME = "Dashboard playground";
-const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
+export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
 
 export async function playgroundKeyId(db: D1Database, accountId: string): Promise<string | null> {
   const row = await db.prepare("SELECT key_id FROM playground_keys WHERE account_id = ?").bind(accountId).first<{ key_id: string }>();
@@ -100,6 +101,7 @@ export type PlaygroundOutcome = { ok: true; output: BilledResult } | { ok: false
 
 export async function runPlayground(c: Context<AppEnv>, account: Account, entry: PlaygroundTool, input: Record<string, unknown>): Promise<PlaygroundOutcome> {
   const key = await playgroundKey(c.env.DB, account.id);
+  recordKeyUse(c, key.id);
   const call: BilledCall = {
     tool: entry.tool,
     input,

@@ -12,7 +12,7 @@ import { MessagePage } from "./pages/sign-in";
 export type DashboardContext = Context<AppEnv>;
 export type FormBody = Record<string, string | File | (string | File)[]>;
 
-export async function render(c: DashboardContext, page: JSX.Element, status: 200 | 400 | 401 | 403 | 404 | 410 | 429 | 502 = 200): Promise<Response> {
+export async function render(c: DashboardContext, page: JSX.Element, status: 200 | 400 | 401 | 403 | 404 | 410 | 413 | 429 | 502 = 200): Promise<Response> {
   return c.html(`<!doctype html>${await page}`, status);
 }
 

@@ -11,9 +11,12 @@ import { claimRun, findRun, findUpload, finishRun, keepUpload, newRunToken, RUN_
 import { PLAYGROUND_TOOLS, playgroundTool, type PlaygroundTool } from "./playground-tools";
 import { checkedForm, field, render, signedIn, type DashboardContext, type FormBody, type SignedIn } from "./respond";
 
-// The playground pages. GET shows a tool's form with a fresh run token; POST claims the token,
-// runs the tool once and redirects to the run's own page (post/redirect/get), which reload and
-// Back only show again. A resubmitted form (same token) is sent to its run without running.
+// The playground pages. A tool's address redirects to a form whose own address carries a fresh
+// run token (/playground/{tool}/form/{token}); POST claims the token, runs the tool once and
+// redirects to the run's page (post/redirect/get), which reload and Back only show again. Because
+// the form's address holds its token, going Back to a form that was used shows it as used, with
+// a link to its run and an explicit "run again" (a new token), never a silent second charge; and
+// a resubmitted form (same token) is sent to its run without running.
 
 /** The live models for the tool's model field, with their prices. */
 async function modelChoices(c: DashboardContext, entry: PlaygroundTool): Promise<ModelChoices> {
@@ -28,6 +31,7 @@ function notFound(c: DashboardContext, title: string, message: string) {
 }
 
 const runPath = (slug: string, token: string) => `/dashboard/playground/${slug}/runs/${token}`;
+const formPath = (slug: string, token: string) => `/dashboard/playground/${slug}/form/${token}`;
 
 /** The form's text as typed (never a file), to refill the form on the run's page. */
 function typedValues(entry: PlaygroundTool, body: FormBody): Record<string, string> {
@@ -35,19 +39,34 @@ function typedValues(entry: PlaygroundTool, body: FormBody): Record<string, stri
   return Object.fromEntries(names.flatMap((name) => (typeof body[name] === "string" && body[name] !== "" ? [[name, body[name] as string]] : [])));
 }
 
-async function formPage(c: DashboardContext, who: SignedIn, entry: PlaygroundTool, extra: Omit<Parameters<typeof PlaygroundPage>[0], "viewer" | "entry" | "models" | "balance" | "runToken"> = {}) {
+type PageExtra = Omit<Parameters<typeof PlaygroundPage>[0], "viewer" | "entry" | "models" | "balance" | "runToken">;
+
+async function formPage(c: DashboardContext, who: SignedIn, entry: PlaygroundTool, extra: PageExtra = {}, runToken = newRunToken()) {
   const [{ balance }, models] = await Promise.all([ledgerOf(c.env, who.session.account.id).snapshot(), modelChoices(c, entry)]);
-  return render(c, <PlaygroundPage viewer={who.viewer} entry={entry} models={models} balance={balance} runToken={newRunToken()} {...extra} />);
+  return render(c, <PlaygroundPage viewer={who.viewer} entry={entry} models={models} balance={balance} runToken={runToken} {...extra} />);
 }
 
 export const playgroundPages = new Hono<AppEnv>()
-  .get("/playground", (c) => c.redirect(`/dashboard/playground/${PLAYGROUND_TOOLS[0]!.slug}`, 303))
+  .get("/playground", (c) => c.redirect(formPath(PLAYGROUND_TOOLS[0]!.slug, newRunToken()), 303))
   .get("/playground/:tool", async (c) => {
     const who = await signedIn(c);
     if (who instanceof Response) return who;
     const entry = playgroundTool(c.req.param("tool"));
     if (!entry) return notFound(c, "No such tool", "The playground has no tool by that name.");
-    return formPage(c, who, entry);
+    return c.redirect(formPath(entry.slug, newRunToken()), 303);
+  })
+  .get("/playground/:tool/form/:token", async (c) => {
+    const who = await signedIn(c);
+    if (who instanceof Response) return who;
+    const entry = playgroundTool(c.req.param("tool"));
+    if (!entry) return notFound(c, "No such tool", "The playground has no tool by that name.");
+    const token = c.req.param("token");
+    if (!RUN_TOKEN.test(token)) return c.redirect(formPath(entry.slug, newRunToken()), 303);
+    const used = await findRun(c.env.DB, who.session.account.id, token);
+    if (!used) return formPage(c, who, entry, {}, token);
+    // This form was sent already (the person came Back to it): say so; its button runs anew.
+    const sameTool = used.tool === entry.slug;
+    return formPage(c, who, entry, { used: { href: runPath(used.tool, used.token) }, ...(sameTool ? { values: used.form, upload: used.upload } : {}) });
   })
   .post("/playground/:tool", async (c) => {
     const who = await signedIn(c);

@@ -5,6 +5,7 @@ import { notFoundPage } from "../dashboard/not-found";
 import { accountPages } from "../dashboard/routes-account";
 import { authRoutes } from "../dashboard/routes-auth";
 import { playgroundPages } from "../dashboard/routes-playground";
+import { limitFormBody } from "../dashboard/too-large";
 import type { AppEnv } from "../env";
 
 // The dashboard, mounted at /dashboard: server-rendered pages (hono/jsx) for people, beside the
@@ -14,6 +15,7 @@ const ASSET_CACHE = "public, max-age=3600";
 
 export const dashboardRoutes = new Hono<AppEnv>()
   .use("*", dashboardHeaders)
+  .use("*", limitFormBody)
   .get("/assets/dashboard.css", (c) => c.body(DASHBOARD_CSS, 200, { "Content-Type": "text/css; charset=utf-8", "Cache-Control": ASSET_CACHE }))
   .get("/assets/dashboard.js", (c) => c.body(DASHBOARD_JS, 200, { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": ASSET_CACHE }))
   .route("/", authRoutes)

@@ -63,7 +63,7 @@ describe("security headers", () => {
     await signUpIn(browser);
     for (const path of ["/dashboard", "/dashboard/sign-in", "/dashboard/keys", "/dashboard/usage", "/dashboard/playground/generate", "/dashboard/no-such-page"]) {
       // The sign-in page is for signed-out visitors (signed in, it redirects).
-      const response = await (path === "/dashboard/sign-in" ? new TestBrowser() : browser).get(path);
+      const response = await (path === "/dashboard/sign-in" ? new TestBrowser() : browser).page(path);
       expect(response.status, path).toBe(path.includes("no-such") ? 404 : 200);
       const csp = response.headers.get("Content-Security-Policy") ?? "";
       expect(csp, path).toContain("frame-ancestors 'none'");

@@ -25,7 +25,7 @@ function runOf(html: string): string {
 
 /** The CSRF and run tokens of the form a GET of the page renders. */
 async function formOf(browser: TestBrowser, path: string): Promise<{ csrf: string; run: string }> {
-  const html = await (await browser.get(path)).text();
+  const html = await (await browser.page(path)).text();
   return { csrf: csrfOf(html), run: runOf(html) };
 }
 
@@ -39,7 +39,7 @@ describe("playground", () => {
     const browser = new TestBrowser();
     await signUpIn(browser);
     for (const entry of PLAYGROUND_TOOLS) {
-      const page = await browser.get(`/dashboard/playground/${entry.slug}`);
+      const page = await browser.page(`/dashboard/playground/${entry.slug}`);
       expect(page.status, entry.slug).toBe(200);
       const html = await page.text();
       expect(html).toContain(`action="/dashboard/playground/${entry.slug}"`);
@@ -94,6 +94,78 @@ describe("playground", () => {
     await signUpIn(stranger);
     expect((await stranger.get(location)).status).toBe(404);
     expect((await stranger.get(`${location}/download`)).status).toBe(404);
+  });
+
+  it("a form's address holds its run token: Back to a used form says so, and only an explicit \"run again\" charges again", async () => {
+    const browser = new TestBrowser();
+    const id = await accountIdOf(await signUpIn(browser), env.DB);
+    const opened = await browser.get("/dashboard/playground/generate");
+    expect(opened.status).toBe(303);
+    const formAddress = opened.headers.get("Location")!;
+    const form = await formOf(browser, "/dashboard/playground/generate");
+    expect(browser.location).toBe(`/dashboard/playground/generate/form/${form.run}`);
+    const fresh = await (await browser.get(browser.location)).text();
+    expect(fresh).not.toContain('data-testid="form-used"');
+    expect(visibleText(fresh)).toContain("Run generate ");
+    expect(runOf(fresh)).toBe(form.run);
+
+    const fields = { prompt: "a blue kite", model: "local-draw-v1", run: form.run };
+    const answer = await browser.submit(browser.location, "/dashboard/playground/generate", fields, { csrf: form.csrf });
+    expect(answer.headers.get("Location")).toBe(`/dashboard/playground/generate/runs/${form.run}`);
+    // The run's page offers the next run as a run again.
+    expect(visibleText(await (await browser.follow(answer)).text())).toContain("Run generate again");
+    expect(await balanceOf(id)).toBe(48);
+
+    // Back: the form's address is fetched again. It says it was used, links its run, refills it,
+    // and carries a new token behind a button that says it runs again.
+    const back = await (await browser.get(`/dashboard/playground/generate/form/${form.run}`)).text();
+    expect(back).toContain('data-testid="form-used"');
+    expect(back).toContain(`href="/dashboard/playground/generate/runs/${form.run}"`);
+    expect(visibleText(back)).toContain("“Run generate again” below starts a new run, charged again.");
+    expect(back).toContain("a blue kite");
+    const again = runOf(back);
+    expect(again).not.toBe(form.run);
+    expect(await balanceOf(id)).toBe(48);
+    const rerun = await browser.submit(`/dashboard/playground/generate/form/${form.run}`, "/dashboard/playground/generate", { ...fields, run: again });
+    expect(rerun.headers.get("Location")).toBe(`/dashboard/playground/generate/runs/${again}`);
+    expect(await balanceOf(id)).toBe(46);
+    expect(await usageRows(id)).toHaveLength(2);
+    // Another address: a new form (and a bad token only gets a fresh one).
+    expect(formAddress).toMatch(/^\/dashboard\/playground\/generate\/form\/[0-9A-Za-z]{24}$/);
+    expect(formAddress).not.toBe(`/dashboard/playground/generate/form/${form.run}`);
+    expect((await browser.get("/dashboard/playground/generate/form/nope")).headers.get("Location")).toMatch(/\/form\/[0-9A-Za-z]{24}$/);
+  });
+
+  it("the playground key's \"last used\" is its last run", async () => {
+    const browser = new TestBrowser();
+    const id = await accountIdOf(await signUpIn(browser), env.DB);
+    await browser.submitAndFollow("/dashboard/playground/compress", "/dashboard/playground/compress", { imageSample: "on" });
+    const lastUsed = () => env.DB.prepare("SELECT k.last_used_at AS at FROM playground_keys p JOIN api_keys k ON k.id = p.key_id WHERE p.account_id = ?").bind(id).first<{ at: string | null }>();
+    await expect.poll(async () => (await lastUsed())?.at ?? null, { timeout: 10_000 }).not.toBeNull();
+    const row = /<tr data-key-id="[^"]+">[\s\S]*?Dashboard playground[\s\S]*?<\/tr>/.exec(await (await browser.get("/dashboard/keys")).text())![0];
+    expect(visibleText(row)).not.toContain("never");
+    expect(visibleText(row)).toContain((await lastUsed())!.at!.slice(0, 10));
+  });
+
+  it("a form over the size limit gets a page saying so (not JSON), and nothing runs or is charged", async () => {
+    const browser = new TestBrowser();
+    const id = await accountIdOf(await signUpIn(browser), env.DB);
+    const form = await formOf(browser, "/dashboard/playground/compress");
+    const big = new File([new Uint8Array(40 * 1024 * 1024)], "huge.png", { type: "image/png" });
+    const answer = await browser.submit(browser.location, "/dashboard/playground/compress", { imageFile: big, run: form.run }, { csrf: form.csrf });
+    expect(answer.status).toBe(413);
+    expect(answer.headers.get("Content-Type")).toMatch(/^text\/html/);
+    const text = visibleText(await answer.text());
+    expect(text).toContain("The file is too large");
+    expect(text).toMatch(/this one was 40(\.0)? MB/);
+    expect(text).toContain("Files can be at most 20 MB");
+    expect(text).toContain("nothing was charged");
+    expect(await balanceOf(id)).toBe(50);
+    expect(await env.DB.prepare("SELECT COUNT(*) AS n FROM playground_runs WHERE account_id = ?").bind(id).first<number>("n")).toBe(0);
+    // The API keeps its JSON answer.
+    const api = await exports.default.fetch(new Request("https://pixelgate.test/v1/compress", { method: "POST", body: new Uint8Array(33 * 1024 * 1024), headers: { "Content-Type": "application/json" } }));
+    expect(api.status).toBe(413);
+    expect(((await api.json()) as { error: { code: string } }).error.code).toBe("request_too_large");
   });
 
   it("runs the image tools on an uploaded file, and a re-run from the run's page uses that file, not the sample", async () => {
@@ -157,7 +229,7 @@ describe("playground", () => {
   it("refuses an over-long prompt with its length, keeps it whole in the form, and charges nothing", async () => {
     const browser = new TestBrowser();
     const id = await accountIdOf(await signUpIn(browser), env.DB);
-    const blank = await (await browser.get("/dashboard/playground/generate")).text();
+    const blank = await (await browser.page("/dashboard/playground/generate")).text();
     expect(blank).not.toMatch(/<textarea[^>]*maxlength/);
     expect(blank).toMatch(/<textarea[^>]*data-maxchars="4000"/);
     const prompt = "a lighthouse on a cliff at dusk, ".repeat(200).slice(0, 6000);

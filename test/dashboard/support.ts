@@ -50,6 +50,16 @@ export class TestBrowser {
     return this.fetch(path);
   }
 
+  /** GET, following redirects as a browser's address bar does (the playground's tool address leads to its form's). */
+  async page(path: string): Promise<Response> {
+    let response = await this.get(path);
+    for (let hops = 0; hops < 5 && response.status === 303; hops++) {
+      this.location = response.headers.get("Location")!;
+      response = await this.get(this.location);
+    }
+    return response;
+  }
+
   /** The page a form's answer redirects to (every dashboard POST answers 303: post/redirect/get). */
   async follow(answer: Response): Promise<Response> {
     expect(answer.status, await answer.clone().text()).toBe(303);
@@ -67,7 +77,7 @@ export class TestBrowser {
 
   /** GET the page, then POST the form with its CSRF token (or the one given) and these fields. */
   async submit(pagePath: string, action: string, fields: Record<string, string | Blob>, options: { csrf?: string; origin?: string | null } = {}): Promise<Response> {
-    const csrf = options.csrf ?? csrfOf(await (await this.get(pagePath)).text());
+    const csrf = options.csrf ?? csrfOf(await (await this.page(pagePath)).text());
     const body = new FormData();
     body.set("csrf", csrf);
     for (const [name, value] of Object.entries(fields)) body.set(name, value);

@@ -1,6 +1,7 @@
 import type { BilledResult } from "../../billing/billed-call";
 import type { JSX } from "hono/jsx/jsx-runtime";
 import { CsrfField, Page, type Viewer } from "../layout";
+import { MAX_UPLOAD_BYTES } from "../playground-call";
 import type { KeptUpload, PlaygroundRun, RunError } from "../playground-runs";
 import { PLAYGROUND_TOOLS, type PlaygroundField, type PlaygroundTool } from "../playground-tools";
 import { Outcome } from "./playground-outcome";
@@ -32,7 +33,8 @@ function ImageField(props: { field: PlaygroundField; values: Values; upload?: Ke
         <label class="check"><input type="checkbox" name={`${field.name}Upload`} value={upload.key} checked data-testid="kept-upload" />{` Use “${upload.name}” again (the file uploaded for this run)`}</label>
       ) : null}
       <label for={`${id}-file`}>{upload ? "Or another file" : "File"}</label>
-      <input id={`${id}-file`} name={`${field.name}File`} type="file" accept="image/*" />
+      <input id={`${id}-file`} name={`${field.name}File`} type="file" accept="image/*" data-maxbytes={MAX_UPLOAD_BYTES} aria-describedby={`${id}-file-size`} />
+      <p id={`${id}-file-size`} class="hint">{`Up to ${MAX_UPLOAD_BYTES / 1024 / 1024} MB.`}</p>
       <label for={`${id}-url`}>Image URL</label>
       <input id={`${id}-url`} name={`${field.name}Url`} type="url" placeholder="https://example.com/photo.jpg" inputmode="url" value={values?.[`${field.name}Url`] ?? ""} />
       <label class="check"><input type="checkbox" name={`${field.name}Sample`} checked={sample} /> Use the sample picture (a red disc on white) when no file or URL is given</label>
@@ -107,8 +109,12 @@ export function PlaygroundPage(props: {
   upload?: KeptUpload | null;
   output?: BilledResult;
   error?: RunError;
+  /** The form at this address was sent already: where its run is. */
+  used?: { href: string };
 }) {
-  const { entry, run } = props;
+  const { entry, run, used } = props;
+  // Once the form has run (its run's page, or its own address revisited), the button says it runs again.
+  const runLabel = `Run ${entry.label.toLowerCase()}${run || used ? " again" : ""}`;
   const prompt = entry.fields.find((field) => field.kind === "prompt");
   return (
     <Page title={`Playground: ${entry.label}`} viewer={props.viewer} section="playground">
@@ -121,15 +127,23 @@ export function PlaygroundPage(props: {
           ))}
         </ul>
       </nav>
+      {used ? (
+        <section class="notice" role="status" data-testid="form-used">
+          <p>
+            {"You already ran this form. "}<a href={used.href}>See that run</a>{" (it was charged once). "}
+            {`“${runLabel}” below starts a new run, charged again.`}
+          </p>
+        </section>
+      ) : null}
       <Outcome run={run} output={props.output} error={props.error} downloadHref={run ? `/dashboard/playground/${entry.slug}/runs/${run.token}/download` : ""}
         promptLength={props.values?.prompt?.length} maxPrompt={prompt?.maxLength} />
       <section class="card" aria-labelledby="tool-title">
         <h2 id="tool-title">{`${entry.label} `}<span class="hint">{`${entry.tool.summary.replace(/\s*\([^)]*\)$/, "")}. Cost: ${entry.price}.`}</span></h2>
         <form method="post" action={`/dashboard/playground/${entry.slug}`} enctype="multipart/form-data" data-busy="Running…">
           <CsrfField token={props.viewer.csrf} />
-          <input type="hidden" name="run" value={props.runToken} />
+          <input type="hidden" name="run" value={props.runToken} autocomplete="off" />
           {entry.fields.map((field) => <Field field={field} values={props.values} models={props.models} upload={props.upload} />)}
-          <div class="actions"><button type="submit">{`Run ${entry.label.toLowerCase()}`}</button></div>
+          <div class="actions"><button type="submit">{runLabel}</button></div>
         </form>
       </section>
     </Page>

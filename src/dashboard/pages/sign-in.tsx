@@ -51,7 +51,7 @@ export function SignInPage(props: AuthFormProps) {
         <h1 id="sign-in-title">Sign in to Pixelgate</h1>
         {props.notice ? <p class="notice" role="status">{props.notice}</p> : null}
         <FormAlert message={problems.form} />
-        <form method="post" action="/dashboard/sign-in">
+        <form method="post" action="/dashboard/sign-in" data-busy="Signing in…">
           <CsrfField token={props.csrf} />
           <EmailField value={props.email} problem={problems.email} autocomplete="username" />
           <label for="password">Password</label>
@@ -75,7 +75,7 @@ export function SignUpPage(props: AuthFormProps & { freeCredits: number }) {
         <h1 id="sign-up-title">Create your Pixelgate account</h1>
         <p class="muted">{`Free plan with ${props.freeCredits} credits to start. No card needed.`}</p>
         <FormAlert message={problems.form} />
-        <form method="post" action="/dashboard/sign-up">
+        <form method="post" action="/dashboard/sign-up" data-busy="Creating your account…">
           <CsrfField token={props.csrf} />
           <label for="name">Name <span class="hint">Optional; shown on your account.</span></label>
           <input id="name" name="name" type="text" autocomplete="name" maxlength={200} value={props.name ?? ""}
