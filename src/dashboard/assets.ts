@@ -59,7 +59,7 @@ thead th{border-top:none;background:var(--bg);white-space:nowrap}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 .muted{color:var(--muted)}
 .ok{color:var(--ok)}.bad{color:var(--danger)}
-.prompt{max-width:22rem;overflow-wrap:anywhere}
+.prompt{min-width:14rem;max-width:22rem;overflow-wrap:anywhere}
 .prompt details{margin-top:.25rem}
 .prompt-full{max-height:12rem;overflow:auto;white-space:pre-wrap}
 .filters{display:grid;gap:0 1rem;grid-template-columns:repeat(auto-fit,minmax(10rem,1fr));align-items:end}

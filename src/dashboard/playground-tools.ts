@@ -51,7 +51,7 @@ const modelOf = (task: ModelTask): PlaygroundField => ({ name: "model", label: "
 const imageModel = modelOf("image");
 const aspect: PlaygroundField = { name: "aspectRatio", label: "Aspect ratio", kind: "select", options: ASPECT_RATIOS };
 const style: PlaygroundField = { name: "style", label: "Style", kind: "text", placeholder: "e.g. watercolor", hint: "Recorded and echoed; steers the local renderer." };
-const seed: PlaygroundField = { name: "seed", label: "Seed", kind: "number", min: 0, max: 4_294_967_295, hint: "Optional: the same seed reproduces a result." };
+const seed: PlaygroundField = { name: "seed", label: "Seed", kind: "number", min: 0, max: 4_294_967_295, hint: "The same seed reproduces a result." };
 
 const FORMS: Record<string, Omit<PlaygroundTool, "tool" | "price">> = {
   generate_image: { slug: "generate", label: "Generate", fields: [prompt("What to draw."), imageModel, aspect, style, seed] },

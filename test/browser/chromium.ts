@@ -38,7 +38,8 @@ export interface LaunchedBrowser {
   close(): Promise<void>;
 }
 
-export async function launchChromium(): Promise<LaunchedBrowser> {
+/** A fresh browser; `javaScriptEnabled: false` is a person whose browser runs no script. */
+export async function launchChromium(options: { javaScriptEnabled?: boolean } = {}): Promise<LaunchedBrowser> {
   // Playwright takes the profile directory as an argument (it refuses --user-data-dir in args).
   const profile = mkdtempSync(path.join(os.tmpdir(), "pixelgate-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
@@ -47,6 +48,7 @@ export async function launchChromium(): Promise<LaunchedBrowser> {
     args: FLAGS,
     viewport: DESKTOP,
     timeout: 60_000,
+    javaScriptEnabled: options.javaScriptEnabled ?? true,
   });
   return {
     context,

@@ -130,7 +130,9 @@ describe.skipIf(!CHROMIUM_FOUND)("reload and Back after each dashboard form", ()
     expect(path()).toBe(runPage);
     expect(await page.getByTestId("playground-cost").textContent()).toBe("2 credits");
     await page.goBack();
-    expect(path()).toBe("/dashboard/playground/generate");
+    // The form's own address (it carries the run token): it says it was used.
+    expect(path()).toBe(`/dashboard/playground/generate/form/${runPage.split("/").pop()}`);
+    expect(await page.getByTestId("form-used").isVisible()).toBe(true);
     await page.goForward();
     expect(path()).toBe(runPage);
     expect(await balance()).toBe(48);
@@ -154,7 +156,7 @@ describe.skipIf(!CHROMIUM_FOUND)("reload and Back after each dashboard form", ()
     expect(await page.getByTestId("kept-upload").isChecked()).toBe(true);
     await screenshots(page, "playground-kept-upload");
     const first = path();
-    await page.getByRole("button", { name: "Run compress" }).click();
+    await page.getByRole("button", { name: "Run compress again" }).click();
     await page.waitForURL((url) => url.pathname.includes("/runs/") && url.pathname !== first);
     expect(await width()).toBe(64);
     expect(await balance()).toBe(46);
@@ -182,7 +184,7 @@ describe.skipIf(!CHROMIUM_FOUND)("reload and Back after each dashboard form", ()
     const before = await balance();
     await page.getByRole("button", { name: "Run generate" }).click();
     await expect.poll(() => page.locator("#live").textContent()).toContain("The prompt has 4,001 characters; the limit is 4,000.");
-    expect(path()).toBe("/dashboard/playground/generate");
+    expect(path()).toMatch(/^\/dashboard\/playground\/generate\/form\//);
     await screenshots(page, "playground-prompt-too-long");
     await prompt.fill("a short prompt");
     expect(await page.getByTestId("prompt-count").textContent()).toBe("14 / 4,000 characters");

@@ -30,7 +30,7 @@ function rowsOf(html: string): string[] {
 }
 
 describe("usage page", () => {
-  it("shows a long prompt's first 160 characters in its row, the whole behind a disclosure", async () => {
+  it("shows a long prompt's first 100 characters in its row, the whole behind a disclosure", async () => {
     const browser = new TestBrowser();
     const id = await accountIdOf(await signUpIn(browser), env.DB);
     const long = "a very long prompt about kites. ".repeat(130).slice(0, 4100);
@@ -38,7 +38,7 @@ describe("usage page", () => {
     const html = await (await browser.get("/dashboard/usage")).text();
     const cell = /<td class="prompt" data-testid="long-prompt">([\s\S]*?)<\/td>/.exec(html)![1]!;
     const [shown] = cell.split("<details>");
-    expect(shown).toBe(`${long.slice(0, 160)}…`);
+    expect(shown).toBe(`${long.slice(0, 100)}…`);
     expect(visibleText(cell)).toContain("All 4,100 characters");
     expect(cell).toContain(long);
     expect(html).toContain('<td class="prompt">short one</td>');

@@ -129,10 +129,8 @@ export function PlaygroundPage(props: {
       </nav>
       {used ? (
         <section class="notice" role="status" data-testid="form-used">
-          <p>
-            {"You already ran this form. "}<a href={used.href}>See that run</a>{" (it was charged once). "}
-            {`“${runLabel}” below starts a new run, charged again.`}
-          </p>
+          {"You already ran this form. "}<a href={used.href}>See that run</a>{" (it was charged once). "}
+          {`“${runLabel}” below starts a new run, charged again.`}
         </section>
       ) : null}
       <Outcome run={run} output={props.output} error={props.error} downloadHref={run ? `/dashboard/playground/${entry.slug}/runs/${run.token}/download` : ""}

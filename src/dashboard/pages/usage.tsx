@@ -14,7 +14,7 @@ function queryOf(filters: UsageFilters, page?: number): string {
 }
 
 /** Characters of a prompt shown in its row; a longer one is cut there, with the whole behind a disclosure. */
-const PROMPT_SHOWN = 160;
+const PROMPT_SHOWN = 100;
 
 function PromptCell(props: { prompt: string }) {
   const { prompt } = props;
