@@ -8,7 +8,7 @@ import { randomBase62 } from "../src/ids/random.ts";
 
 export const DEV_VARS_FILE = ".dev.vars";
 
-/** Names passed to the worker. PORT, DEV_API_KEY and DEV_PASSWORD are for the start script only. */
+/** Names passed to the worker. PORT, PERSIST_TO, DEV_API_KEY and DEV_PASSWORD are for the start script only. */
 export const WORKER_SETTINGS = [
   "ADMIN_TOKEN",
   "PUBLIC_BASE_URL",
@@ -50,6 +50,8 @@ function createDevVars(): void {
 
 export interface DevSettings {
   port: number;
+  /** Where wrangler keeps local state (D1, R2, Durable Objects): PERSIST_TO, or wrangler's .wrangler/state. */
+  persistTo?: string;
   devApiKey: string;
   /** The development account's dashboard password (DEV_PASSWORD). */
   devPassword: string;
@@ -63,9 +65,11 @@ export interface DevSettings {
 }
 
 export function loadDevSettings(env: NodeJS.ProcessEnv = process.env): DevSettings {
-  const createdDevVars = !existsSync(DEV_VARS_FILE);
+  // Settings given whole in the environment need no file (a test's own server).
+  const fromEnvironment = Boolean(env.DEV_API_KEY && env.DEV_PASSWORD);
+  const createdDevVars = !existsSync(DEV_VARS_FILE) && !fromEnvironment;
   if (createdDevVars) createDevVars();
-  let file = parseDevVars(readFileSync(DEV_VARS_FILE, "utf8"));
+  let file = existsSync(DEV_VARS_FILE) ? parseDevVars(readFileSync(DEV_VARS_FILE, "utf8")) : {};
   const addedDevPassword = !env.DEV_PASSWORD && !file.DEV_PASSWORD;
   if (addedDevPassword) {
     appendFileSync(DEV_VARS_FILE, `${readFileSync(DEV_VARS_FILE, "utf8").endsWith("\n") ? "" : "\n"}DEV_PASSWORD=${newDevPassword()}\n`);
@@ -88,5 +92,5 @@ export function loadDevSettings(env: NodeJS.ProcessEnv = process.env): DevSettin
   const devPassword = pick("DEV_PASSWORD");
   const passwordIssue = passwordProblem(devPassword, "");
   if (passwordIssue) throw new Error(`DEV_PASSWORD: ${passwordIssue}`);
-  return { port, devApiKey, devPassword, worker, adminToken: pick("ADMIN_TOKEN"), baseUrl, createdDevVars, addedDevPassword };
+  return { port, persistTo: pick("PERSIST_TO") || undefined, devApiKey, devPassword, worker, adminToken: pick("ADMIN_TOKEN"), baseUrl, createdDevVars, addedDevPassword };
 }

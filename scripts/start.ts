@@ -1,7 +1,7 @@
 // `npm start`: apply local D1 migrations, seed the development account (its key and dashboard
 // password), then run the worker with `wrangler dev` and print how to call it. Offline; state
-// lives in .wrangler/state. The set-up steps print one line each (their full output only when
-// they fail), so the banner is what a newcomer reads.
+// lives in .wrangler/state (or PERSIST_TO). The set-up steps print one line each (their full
+// output only when they fail), so the banner is what a newcomer reads.
 import { spawn, spawnSync } from "node:child_process";
 import { hashPassword } from "../src/auth/password-hash.ts";
 import { displayPrefix } from "../src/ids/api-key.ts";
@@ -61,14 +61,15 @@ const settings = loadDevSettings();
 if (settings.createdDevVars) console.log(`Created ${DEV_VARS_FILE} with a new development API key, dashboard password and operator token.`);
 if (settings.addedDevPassword) console.log(`Added a development dashboard password (DEV_PASSWORD) to ${DEV_VARS_FILE}.`);
 
-const applied = wrangler(["d1", "migrations", "apply", "DB", "--local"]);
+const persist = settings.persistTo ? ["--persist-to", settings.persistTo] : [];
+const applied = wrangler(["d1", "migrations", "apply", "DB", "--local", ...persist]);
 const count = /About to apply (\d+) migration/.exec(applied)?.[1];
 console.log(count ? `Applied ${count} local D1 ${count === "1" ? "migration" : "migrations"}.` : "Local D1 database is up to date.");
-wrangler(["d1", "execute", "DB", "--local", "--command", await seedSql(settings.devApiKey, settings.devPassword)]);
+wrangler(["d1", "execute", "DB", "--local", ...persist, "--command", await seedSql(settings.devApiKey, settings.devPassword)]);
 console.log(`Seeded the development account (${DEV_ACCOUNT.email}). Starting wrangler dev...`);
 
 const vars = Object.entries(settings.worker).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
-const dev = spawn("wrangler", ["dev", "--port", String(settings.port), "--ip", "127.0.0.1", ...vars], {
+const dev = spawn("wrangler", ["dev", "--port", String(settings.port), "--ip", "127.0.0.1", ...persist, ...vars], {
   stdio: ["inherit", "inherit", "inherit"],
   env: wranglerEnv,
 });

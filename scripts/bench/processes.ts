@@ -49,10 +49,13 @@ export class ChildGroup {
   readonly label: string;
   private readonly child: ChildProcess;
   private readonly lines: string[] = [];
+  private readonly keepLines: number;
   private stopping: Promise<void> | undefined;
   readonly exited: Promise<number | null>;
 
-  constructor(label: string, command: string, args: string[], env: NodeJS.ProcessEnv) {
+  /** `keepLines`: how much of the output to keep (the tail; more when a caller reads it all). */
+  constructor(label: string, command: string, args: string[], env: NodeJS.ProcessEnv, keepLines = TAIL_LINES) {
+    this.keepLines = keepLines;
     // After stopAll (Ctrl-C, watchdog) nothing new may start: it would outlive this script.
     if (ChildGroup.closed) throw new Error(`not starting ${label}: shutting down`);
     this.label = label;
@@ -79,6 +82,11 @@ export class ChildGroup {
 
   tail(): string {
     return this.lines.map((line) => `  | ${line}`).join("\n");
+  }
+
+  /** The kept output lines (blank lines left out). */
+  output(): readonly string[] {
+    return this.lines;
   }
 
   /** SIGTERM to the whole group (wrangler then shuts workerd down), SIGKILL what is left after `graceMs`. */
@@ -127,7 +135,7 @@ export class ChildGroup {
       if (line.trim() === "") continue;
       if (line.includes("Reloading local server")) this.reloads++;
       this.lines.push(line);
-      if (this.lines.length > TAIL_LINES) this.lines.shift();
+      if (this.lines.length > this.keepLines) this.lines.shift();
     }
   }
 }
