@@ -5,8 +5,11 @@ import type { UsageRecord } from "../src/usage/log";
 import { Holds, type Hold } from "./holds";
 import { IdempotencyRecords } from "./idempotency-records";
 import type {
-  CallOutcome, GrantOutcome, IdempotencyOutcome, LedgerBacklog, LedgerSnapshot, ReserveOutcome, ReserveRequest, SettleOutcome,
+  CallOutcome, GrantOutcome, IdempotencyOutcome, LedgerBacklog, LedgerSnapshot, PaymentEvent, PaymentOutcome, PaymentRecord, PlanState,
+  ReserveOutcome, ReserveRequest, SettleOutcome,
 } from "./ledger-types";
+import { decidePayment, type PaymentBooks } from "./payment-steps";
+import { Payments } from "./payments";
 import { UsageOutbox } from "./usage-outbox";
 import { RESEND_AFTER_MS, UsageSender } from "./usage-sender";
 import { Wakeups } from "./wakeups";
@@ -43,6 +46,7 @@ export class AccountLedger extends DurableObject<Env> {
   private readonly windows = new Map<string, number[]>();
   private holds: Holds;
   private outbox: UsageOutbox;
+  private payments: Payments;
   private readonly wakeups = new Wakeups(this.ctx.storage);
   private readonly usage = new UsageSender(() => this.outbox, this.wakeups, () => this.env.USAGE_QUEUE, this.ctx.id.name ?? "", () => this.now());
   /** When the next idempotency record expires; undefined until the first sweep after a start. */
@@ -60,6 +64,7 @@ export class AccountLedger extends DurableObject<Env> {
     super(ctx, env);
     this.holds = new Holds(ctx.storage.sql);
     this.outbox = new UsageOutbox(ctx.storage.sql);
+    this.payments = new Payments(ctx.storage.sql, ctx.storage.kv);
     ctx.blockConcurrencyWhile(() => this.load());
   }
 
@@ -128,6 +133,38 @@ export class AccountLedger extends DurableObject<Env> {
     this.setBalance(this.balance + amount);
     return { ok: true, balance: this.balance };
   }
+
+  /**
+   * Applies a verified Stripe event (src/payments): grants a purchase's credits, takes back what a
+   * refund calls for (never below zero: credits already spent stay spent), records the plan, and
+   * writes the usage entry saying what it did, in one step. Keyed by the event id: a redelivered
+   * or duplicated event changes nothing the second time.
+   */
+  applyPayment(event: PaymentEvent): PaymentOutcome {
+    if (this.closed) return { applied: false, balance: 0, granted: 0, removed: 0, note: "the account is closed", plan: null };
+    if (!this.payments.firstSight(event.eventId, event.at)) {
+      // The plan again, so a worker that died before copying it to D1 the first time copies it now.
+      const plan = this.payments.plan();
+      return { applied: false, balance: this.balance, granted: 0, removed: 0, note: `event ${event.eventId} was applied before`, plan: plan.version > 0 ? plan : null };
+    }
+    const decision = decidePayment(this.paymentBooks, event);
+    return { applied: true, balance: this.balance, ...decision };
+  }
+
+  /** The account's plan as Stripe events last set it, and its payments, newest first. */
+  billing(limit: number): { plan: PlanState; payments: PaymentRecord[] } {
+    return { plan: this.payments.plan(), payments: this.payments.list(Math.min(Math.max(1, Math.trunc(limit)), 100)) };
+  }
+
+  private readonly paymentBooks: PaymentBooks = {
+    payments: () => this.payments,
+    balance: () => this.balance,
+    book: (event, tool, product, note, granted, removed) => {
+      this.setBalance(this.balance + granted - removed);
+      const draft = { id: `log_${event.eventId}`, requestId: event.eventId, keyPrefix: "", tool, source: "stripe" as const, model: product, prompt: note, startedAt: this.now() };
+      this.usage.write(draft, { statusCode: 200, charged: removed, refunded: 0, granted, latencyMs: 0 });
+    },
+  };
 
   /** Balance and a key's window without taking a slot. */
   snapshot(keyId?: string): LedgerSnapshot {
@@ -205,6 +242,7 @@ export class AccountLedger extends DurableObject<Env> {
     this.wakeups.clear();
     this.holds = new Holds(this.ctx.storage.sql);
     this.outbox = new UsageOutbox(this.ctx.storage.sql);
+    this.payments = new Payments(this.ctx.storage.sql, this.ctx.storage.kv);
     this.ctx.storage.kv.put(CLOSED_KEY, true);
     this.closed = true;
   }

@@ -1,3 +1,4 @@
+import type { Plan } from "../src/accounts/repository";
 import type { EntryDraft } from "../src/usage/log";
 import type { IdempotencyBegin } from "./idempotency-records";
 
@@ -73,4 +74,62 @@ export type GrantOutcome = { ok: true; balance: number } | { ok: false; balance:
 export interface LedgerBacklog {
   openHolds: number;
   undeliveredEntries: number;
+}
+
+/**
+ * A verified Stripe event as the worker read it against the product table (src/payments): what it
+ * means for this account. Amounts are Stripe's (smallest currency unit); credits are the table's.
+ * `at` is the event's creation time (ms): subscription changes older than one already applied
+ * are ignored, so out-of-order deliveries cannot undo a later state.
+ */
+export type PaymentEvent =
+  | { kind: "purchase"; eventId: string; at: number; product: string; credits: number;
+      /** The payment intent a refund will name; null for a payment without one (a free invoice). */
+      paymentRef: string | null; amount: number; currency: string; plan?: PlanPeriod }
+  | { kind: "refund"; eventId: string; at: number; paymentRef: string; amount: number; amountRefunded: number }
+  | { kind: "subscription"; eventId: string; at: number; subscriptionId: string;
+      /** ended: deleted, or canceled/unpaid; the account returns to free. */
+      status: "active" | "ended"; plan?: Plan; periodEnd?: number; cancelAtPeriodEnd: boolean };
+
+/** A plan's paid period, from a paid invoice. */
+export interface PlanPeriod {
+  plan: Plan;
+  subscriptionId: string;
+  /** When the paid period ends (ms). */
+  periodEnd: number;
+  billingCycle: string;
+}
+
+/** The plan the ledger last decided for the account; `version` orders the copies written to D1. */
+export interface PlanState {
+  plan: Plan;
+  validUntil: string | null;
+  billingCycle: string;
+  subscriptionId: string | null;
+  cancelAtPeriodEnd: boolean;
+  version: number;
+}
+
+export interface PaymentOutcome {
+  /** False when this event id was applied before: nothing changed. */
+  applied: boolean;
+  balance: number;
+  granted: number;
+  removed: number;
+  /** What the ledger did, in words (also the usage entry's text). */
+  note: string;
+  /** Set when the event changed the plan: the copy to write to D1. */
+  plan: PlanState | null;
+}
+
+/** A payment as the billing page lists it. */
+export interface PaymentRecord {
+  paymentRef: string;
+  product: string;
+  credits: number;
+  creditsRemoved: number;
+  amount: number;
+  amountRefunded: number;
+  currency: string;
+  createdAt: string;
 }

@@ -30,6 +30,8 @@ export interface EntryOutcome {
   statusCode: number;
   charged: number;
   refunded: number;
+  /** Credits the entry added to the balance (a Stripe purchase). */
+  granted?: number;
   /** Measured by the worker; when absent (the ledger settles the call itself), from the draft's start. */
   latencyMs?: number;
   interrupted?: boolean;
@@ -58,6 +60,7 @@ export class UsageSender {
       latencyMs: Math.max(0, Math.round(outcome.latencyMs ?? now - startedAt)),
       creditsDeducted: outcome.charged,
       creditsRefunded: outcome.refunded,
+      creditsGranted: outcome.granted ?? 0,
       interrupted: outcome.interrupted ?? false,
       createdAt: new Date(now).toISOString(),
     });

@@ -14,6 +14,7 @@ import { mountTools } from "./routes/tools";
 import { mountBatches } from "./routes/batch";
 import { mountMcp } from "./routes/mcp";
 import { dashboardRoutes } from "./routes/dashboard";
+import { stripeWebhookRoutes } from "./routes/stripe-webhook";
 import { HTTPException } from "hono/http-exception";
 import { except } from "hono/combine";
 
@@ -29,6 +30,7 @@ app.route("/", accountRoutes);
 app.route("/", modelRoutes);
 app.route("/", adminRoutes);
 app.route("/", fileRoutes);
+app.route("/", stripeWebhookRoutes);
 mountTools(app);
 mountBatches(app);
 mountMcp(app);

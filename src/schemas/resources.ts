@@ -74,6 +74,7 @@ export const UsageEntrySchema = z
     latency: z.string().openapi({ example: "1.20s" }),
     creditsDeducted: z.number().int(),
     creditsRefunded: z.number().int(),
+    creditsGranted: z.number().int().openapi({ description: "Credits the entry added to the balance: a purchase through Stripe (source `stripe`). 0 for calls." }),
     interrupted: z.boolean().openapi({
       description: "True when the service lost the call before answering it (status 500): the credits were given back in full and an Idempotency-Key it carried was released.",
     }),

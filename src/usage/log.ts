@@ -1,5 +1,6 @@
 // The usage log: one entry per image-operation request that passed authentication (a batch
-// writes one per item), failures included.
+// writes one per item), failures included, and one per credit movement a Stripe payment made
+// (source `stripe`: a purchase's grant, a refund's removal).
 //
 // An entry is born in the account's ledger (durable-objects/account-ledger.ts), in the same
 // step as the credit movement it records, and travels from the ledger's outbox to D1 through a
@@ -8,7 +9,7 @@
 
 import { randomBase62 } from "../ids/random";
 
-export const USAGE_SOURCES = ["rest", "mcp", "cli"] as const;
+export const USAGE_SOURCES = ["rest", "mcp", "cli", "stripe"] as const;
 export type UsageSource = (typeof USAGE_SOURCES)[number];
 
 export const USAGE_PAGE = { default: 20, max: 100 } as const;
@@ -36,6 +37,8 @@ export interface UsageRecord extends Omit<EntryDraft, "startedAt"> {
   latencyMs: number;
   creditsDeducted: number;
   creditsRefunded: number;
+  /** Credits this entry added to the balance (a Stripe purchase); 0 for calls. */
+  creditsGranted: number;
   /** The worker died before answering; the ledger's alarm settled the call and refunded it. */
   interrupted: boolean;
   createdAt: string;
@@ -50,6 +53,7 @@ export interface UsageEntry {
   latency: string;
   creditsDeducted: number;
   creditsRefunded: number;
+  creditsGranted: number;
   interrupted: boolean;
   tool: string;
   source: UsageSource;
@@ -73,6 +77,7 @@ export interface UsageLogRow {
   latency_ms: number;
   credits_deducted: number;
   credits_refunded: number;
+  credits_granted: number;
   interrupted: number;
   created_at: string;
 }
@@ -106,7 +111,7 @@ export function recordOfRow(row: UsageLogRow): UsageRecord {
     id: row.id, accountId: row.account_id, seq: row.seq, requestId: row.request_id, keyPrefix: row.key_prefix,
     tool: row.tool, source: row.source, model: row.model, prompt: row.prompt, statusCode: row.status_code,
     latencyMs: row.latency_ms, creditsDeducted: row.credits_deducted, creditsRefunded: row.credits_refunded,
-    interrupted: row.interrupted === 1, createdAt: row.created_at,
+    creditsGranted: row.credits_granted, interrupted: row.interrupted === 1, createdAt: row.created_at,
   };
 }
 
@@ -119,6 +124,7 @@ export function usageEntryOf(record: UsageRecord): UsageEntry {
     latency: formatLatency(record.latencyMs),
     creditsDeducted: record.creditsDeducted,
     creditsRefunded: record.creditsRefunded,
+    creditsGranted: record.creditsGranted,
     interrupted: record.interrupted,
     tool: record.tool,
     source: record.source,

@@ -10,13 +10,13 @@ import { newestUsage } from "../../src/usage/read";
 
 let seeded = 0;
 
-export type SeededEntry = Omit<UsageRecord, "id" | "seq" | "interrupted" | "creditsRefunded" | "createdAt"> &
-  Partial<Pick<UsageRecord, "id" | "interrupted" | "creditsRefunded" | "createdAt">>;
+export type SeededEntry = Omit<UsageRecord, "id" | "seq" | "interrupted" | "creditsRefunded" | "creditsGranted" | "createdAt"> &
+  Partial<Pick<UsageRecord, "id" | "interrupted" | "creditsRefunded" | "creditsGranted" | "createdAt">>;
 
 /** Writes one entry straight into D1, as if delivered; returns its id. */
 export async function recordUsage(db: D1Database, entry: SeededEntry): Promise<string> {
   const id = entry.id ?? `log_seeded_${Date.now()}_${++seeded}`;
-  await writeUsage(db, [{ creditsRefunded: 0, interrupted: false, createdAt: new Date().toISOString(), ...entry, id, seq: seeded }]);
+  await writeUsage(db, [{ creditsRefunded: 0, creditsGranted: 0, interrupted: false, createdAt: new Date().toISOString(), ...entry, id, seq: seeded }]);
   return id;
 }
 

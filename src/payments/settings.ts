@@ -1,0 +1,50 @@
+import { z } from "zod";
+import type { Env } from "../env";
+
+// Payment settings (secrets and vars; docs/billing.md). Stripe is on only when both the secret
+// key and the webhook signing secret are set. STRIPE_API_URL points the Stripe client elsewhere
+// than api.stripe.com (the tests' fake Stripe server); GET_CREDITS_URL is where "Get credits"
+// leads when Stripe is off (when it is on, the dashboard's billing page).
+
+const Settings = z.object({
+  STRIPE_SECRET_KEY: z.string().trim().min(1).optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().trim().min(1).optional(),
+  STRIPE_API_URL: z.url({ protocol: /^https?$/ }).optional(),
+  GET_CREDITS_URL: z.url({ protocol: /^https?$/ }).optional(),
+});
+
+export interface StripeSettings {
+  secretKey: string;
+  webhookSecret: string;
+  /** Where the Stripe API is reached; null for api.stripe.com. */
+  apiUrl: URL | null;
+}
+
+export interface PaymentSettings {
+  stripe: StripeSettings | null;
+  getCreditsUrl: string | null;
+}
+
+const parsed = new WeakMap<object, PaymentSettings>();
+
+/** The environment's payment settings, read once per environment; a malformed URL counts as unset. */
+export function paymentSettings(env: Env): PaymentSettings {
+  let settings = parsed.get(env);
+  if (!settings) {
+    const raw = env as unknown as Record<string, unknown>;
+    const values = Object.fromEntries(
+      Object.keys(Settings.shape).map((name) => [name, typeof raw[name] === "string" && raw[name] !== "" ? raw[name] : undefined]),
+    );
+    const result = Settings.safeParse(values);
+    const read = result.success ? result.data : Settings.partial().parse({});
+    if (!result.success) console.error("payment settings ignored:", z.prettifyError(result.error));
+    settings = {
+      stripe: read.STRIPE_SECRET_KEY && read.STRIPE_WEBHOOK_SECRET
+        ? { secretKey: read.STRIPE_SECRET_KEY, webhookSecret: read.STRIPE_WEBHOOK_SECRET, apiUrl: read.STRIPE_API_URL ? new URL(read.STRIPE_API_URL) : null }
+        : null,
+      getCreditsUrl: read.GET_CREDITS_URL ?? null,
+    };
+    parsed.set(env, settings);
+  }
+  return settings;
+}
