@@ -1,6 +1,8 @@
 import { fakeImageHostOutbound } from "../input/fake-image-host.ts";
 import { fakeOAuthOutbound, isFakeOAuthHost } from "../dashboard/fake-oauth.ts";
 import { startFakeUpstream } from "./server.ts";
+import { startFakeStripe } from "../stripe/fake-stripe.ts";
+import { FAKE_STRIPE_HOST, FAKE_STRIPE_SECRET_KEY, FAKE_STRIPE_WEBHOOK_SECRET } from "../stripe/vocabulary.ts";
 import {
   FAKE_CLOUDFLARE_ACCOUNT, FAKE_CLOUDFLARE_TOKEN, FAKE_OPENAI_BASE_URL, FAKE_OPENAI_KEY, FAKE_REPLICATE_BASE_URL,
   FAKE_REPLICATE_TOKEN, FAKE_UPSTREAM_SUFFIX,
@@ -14,13 +16,20 @@ import {
 // rest to the network.
 
 let origin: Promise<string> | undefined;
+let stripeOrigin: Promise<string> | undefined;
 
 export async function upstreamOutbound(request: Request): Promise<Response> {
   const url = new URL(request.url);
   // GitHub and Google sign-in (the dashboard's OAuth tests) answer from their own fake.
   if (isFakeOAuthHost(url.hostname)) return fakeOAuthOutbound(request);
   if (!url.hostname.endsWith(FAKE_UPSTREAM_SUFFIX)) return fakeImageHostOutbound(request);
-  origin ??= startFakeUpstream();
+  // Stripe (the payment tests) is its own fake server; its events come back to the test to deliver.
+  if (url.hostname === FAKE_STRIPE_HOST) return forward((stripeOrigin ??= startFakeStripe().then((fake) => fake.origin)), request);
+  return forward((origin ??= startFakeUpstream()), request);
+}
+
+async function forward(origin: Promise<string>, request: Request): Promise<Response> {
+  const url = new URL(request.url);
   const headers = new Headers(request.headers);
   for (const name of ["host", "content-length", "transfer-encoding", "connection"]) headers.delete(name);
   headers.set("X-Forwarded-Host", url.hostname);
@@ -41,6 +50,9 @@ export const FAKE_UPSTREAM_BINDINGS = {
   OPENAI_API_KEY: FAKE_OPENAI_KEY,
   REPLICATE_BASE_URL: FAKE_REPLICATE_BASE_URL,
   REPLICATE_API_TOKEN: FAKE_REPLICATE_TOKEN,
+  STRIPE_SECRET_KEY: FAKE_STRIPE_SECRET_KEY,
+  STRIPE_WEBHOOK_SECRET: FAKE_STRIPE_WEBHOOK_SECRET,
+  STRIPE_API_URL: `https://${FAKE_STRIPE_HOST}`,
 };
 
 export const FAKE_WORKERS_AI_WORKER = "fake-workers-ai";
