@@ -3,6 +3,7 @@ import { ledgerOf } from "../accounts/ledger";
 import type { ApiKeyRecord } from "../accounts/repository";
 import { ERROR_CATALOG, PixelgateError } from "../errors";
 import { refusalOf } from "../http/rate-limit";
+import { getCreditsLink } from "../payments/settings";
 import type { AnyTool, CallSummary, ToolContext } from "../tools/types";
 import { newEntryId, type EntryDraft } from "../usage/log";
 
@@ -96,9 +97,9 @@ export function holdOf(ready: PreparedCall): HoldRequest {
  * reservation means the calls never run, so what their prepare() holds (a memory-gate permit)
  * is given back here.
  */
-export function acceptedOrThrow(call: Pick<BilledCall, "onWindow">, outcome: ReserveOutcome, ready: PreparedCall[]): number {
+export function acceptedOrThrow(call: Pick<BilledCall, "onWindow" | "ctx">, outcome: ReserveOutcome, ready: PreparedCall[]): number {
   call.onWindow?.(outcome.window);
-  const refusal = refusalOf(outcome);
+  const refusal = refusalOf(outcome, outcome.ok ? null : getCreditsLink(call.ctx.env, call.ctx.baseUrl));
   if (refusal) {
     for (const item of ready) item.call.tool.release?.(item.prepared);
     throw refusal;

@@ -1,17 +1,19 @@
 import type { Child } from "hono/jsx";
 import type { Account } from "../accounts/repository";
 import { CSRF_FIELD } from "../auth/session-csrf";
+import { BILLING_PATH } from "../payments/settings";
 
 // The page shell every dashboard page shares: a skip link, the header with the navigation and
 // the sign-out form, one <main>, and a live region the script announces copies in.
 
-export type Section = "overview" | "keys" | "usage" | "playground";
+export type Section = "overview" | "keys" | "usage" | "playground" | "billing";
 
 const SECTIONS: Array<[Section, string, string]> = [
   ["overview", "Overview", "/dashboard"],
   ["keys", "API keys", "/dashboard/keys"],
   ["usage", "Usage", "/dashboard/usage"],
   ["playground", "Playground", "/dashboard/playground"],
+  ["billing", "Billing", BILLING_PATH],
 ];
 
 export interface Viewer {
@@ -83,4 +85,9 @@ export function FormAlert(props: { message?: string | null }) {
 
 export function formatDate(iso: string | null): string {
   return iso ? iso.replace("T", " ").slice(0, 16) + " UTC" : "never";
+}
+
+/** "Get credits": the billing page, which sells them or says how they are granted here. */
+export function GetCreditsLink() {
+  return <a href={BILLING_PATH} data-testid="get-credits">Get credits</a>;
 }

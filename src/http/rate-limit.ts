@@ -10,8 +10,12 @@ export function setRateLimitHeaders(c: Context, window: WindowState): void {
   c.header("X-RateLimit-Reset", String(window.resetSeconds));
 }
 
-/** The domain error for a ledger refusal, or null when the reservation went through. */
-export function refusalOf(outcome: ReserveOutcome): PixelgateError | null {
+/**
+ * The domain error for a ledger refusal, or null when the reservation went through. Where credits
+ * ran short, `getCredits` (the operator's "Get credits" link, if any) is named in the message and
+ * the body.
+ */
+export function refusalOf(outcome: ReserveOutcome, getCredits: string | null = null): PixelgateError | null {
   if (outcome.ok) return null;
   if (outcome.reason === "key_revoked") return invalidKey();
   if (outcome.reason === "account_closed") return accountGone();
@@ -24,7 +28,8 @@ export function refusalOf(outcome: ReserveOutcome): PixelgateError | null {
   }
   return new PixelgateError(
     "insufficient_credits",
-    `Insufficient credits: this request needs ${outcome.required} and the account has ${outcome.balance}.`,
-    { details: { currentCredits: outcome.balance, requiredCredits: outcome.required } },
+    `Insufficient credits: this request needs ${outcome.required} and the account has ${outcome.balance}.` +
+      (getCredits ? ` Get credits at ${getCredits}` : ""),
+    { details: { currentCredits: outcome.balance, requiredCredits: outcome.required, ...(getCredits ? { getCreditsUrl: getCredits } : {}) } },
   );
 }

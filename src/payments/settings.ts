@@ -48,3 +48,15 @@ export function paymentSettings(env: Env): PaymentSettings {
   }
   return settings;
 }
+
+/** The dashboard's billing page: every "Get credits" link of the dashboard leads there. */
+export const BILLING_PATH = "/dashboard/billing";
+
+/**
+ * Where "Get credits" leads: the dashboard's billing page when Stripe is on, else the operator's
+ * GET_CREDITS_URL, else nowhere (null).
+ */
+export function getCreditsLink(env: Env, baseUrl: string): string | null {
+  const settings = paymentSettings(env);
+  return settings.stripe ? baseUrl + BILLING_PATH : settings.getCreditsUrl;
+}

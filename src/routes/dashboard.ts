@@ -4,6 +4,7 @@ import { dashboardHeaders } from "../dashboard/headers";
 import { notFoundPage } from "../dashboard/not-found";
 import { accountPages } from "../dashboard/routes-account";
 import { authRoutes } from "../dashboard/routes-auth";
+import { billingPages } from "../dashboard/routes-billing";
 import { playgroundPages } from "../dashboard/routes-playground";
 import { limitFormBody } from "../dashboard/too-large";
 import type { AppEnv } from "../env";
@@ -20,6 +21,7 @@ export const dashboardRoutes = new Hono<AppEnv>()
   .get("/assets/dashboard.js", (c) => c.body(DASHBOARD_JS, 200, { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": ASSET_CACHE }))
   .route("/", authRoutes)
   .route("/", accountPages)
+  .route("/", billingPages)
   .route("/", playgroundPages)
   .all("*", notFoundPage);
 

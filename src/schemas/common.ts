@@ -16,7 +16,7 @@ export const ErrorEnvelope = z
   .catchall(z.unknown())
   .openapi("Error", {
     description:
-      "Every non-2xx response. Extra top-level fields: `currentCredits`/`requiredCredits` (insufficient_credits), `isNsfw`/`reason`/`category` (content_policy_violation).",
+      "Every non-2xx response. Extra top-level fields: `currentCredits`/`requiredCredits` and, where the operator offers a way to buy credits, `getCreditsUrl` (insufficient_credits), `isNsfw`/`reason`/`category` (content_policy_violation).",
   });
 
 const RATE_LIMIT_HEADERS = {

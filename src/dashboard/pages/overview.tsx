@@ -1,4 +1,4 @@
-import { Page, type Viewer } from "../layout";
+import { GetCreditsLink, Page, type Viewer } from "../layout";
 import { SpendChart } from "../spend-chart";
 import type { DailySpend } from "../usage-query";
 
@@ -24,6 +24,7 @@ export function OverviewPage(props: { viewer: Viewer; balance: number; spend: Da
           <div class="card stat">
             <dt>Credits</dt>
             <dd data-testid="balance">{String(props.balance)}</dd>
+            <dd><GetCreditsLink /></dd>
           </div>
           <div class="card stat">
             <dt>Plan</dt>

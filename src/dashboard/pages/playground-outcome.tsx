@@ -1,5 +1,6 @@
 import type { BilledResult } from "../../billing/billed-call";
 import { Base64Bytes } from "../../http/base64-bytes";
+import { GetCreditsLink } from "../layout";
 import { resultFile } from "../playground-download";
 import type { PlaygroundRun, RunError } from "../playground-runs";
 
@@ -28,6 +29,7 @@ function Failure(props: { error: RunError; promptLength?: number; maxPrompt?: nu
       {tooLong ? (
         <p data-testid="prompt-too-long">{`The prompt has ${promptLength.toLocaleString("en")} characters and the limit is ${maxPrompt.toLocaleString("en")}. Nothing was cut and nothing was charged: shorten it and run again.`}</p>
       ) : null}
+      {error.code === "insufficient_credits" ? <p><GetCreditsLink /></p> : null}
       <p class="muted">{`Error code ${error.code}${error.param ? `, field ${error.param}` : ""}. Nothing is charged for refused input.`}</p>
     </section>
   );
