@@ -3,7 +3,7 @@
 //   1. creates the D1 database `pixelgate` (once) and writes its id into wrangler.toml
 //   2. creates the R2 bucket `pixelgate-files` and the usage queue `pixelgate-usage` (once)
 //   3. applies the D1 migrations remotely
-//   4. sets the ADMIN_TOKEN secret (generated, printed once) and any provider secrets in the env
+//   4. sets the ADMIN_TOKEN secret (generated, printed once) and any provider or Stripe secrets in the env
 //   5. deploys the worker
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -15,7 +15,7 @@ const BUCKET = "pixelgate-files";
 const USAGE_QUEUE = "pixelgate-usage";
 const CONFIG = "wrangler.toml";
 const PLACEHOLDER_ID = "00000000-0000-0000-0000-000000000000";
-const PROVIDER_SECRETS = ["OPENAI_API_KEY", "REPLICATE_API_TOKEN", "MODERATION_API_KEY"];
+const PROVIDER_SECRETS = ["OPENAI_API_KEY", "REPLICATE_API_TOKEN", "MODERATION_API_KEY", "STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET"];
 
 function wrangler(args: string[], input?: string): { ok: boolean; out: string } {
   const result = spawnSync("wrangler", args, {
@@ -98,7 +98,7 @@ for (const name of PROVIDER_SECRETS) {
 step("Deploying the worker");
 const vars = [
   "PUBLIC_BASE_URL", "DEFAULT_MODEL", "OPENAI_BASE_URL", "REPLICATE_BASE_URL", "UPSTREAM_TIMEOUT_MS",
-  "MODERATION", "MODERATION_MODEL", "MODERATION_BASE_URL", "MODERATION_FAILURE",
+  "MODERATION", "MODERATION_MODEL", "MODERATION_BASE_URL", "MODERATION_FAILURE", "GET_CREDITS_URL",
 ]
   .filter((name) => process.env[name])
   .flatMap((name) => ["--var", `${name}:${process.env[name]}`]);
