@@ -2,13 +2,14 @@ import { displayPrefix, generateApiKey } from "../ids/api-key";
 import { randomBase62 } from "../ids/random";
 import { sha256Hex } from "../ids/sha256";
 import { PixelgateError } from "../errors";
+import type { Plan } from "./plans";
+
+export { PLANS, type Plan } from "./plans";
 
 // D1 access for accounts and API keys. The balance is not here: it lives in AccountLedger.
 
 export const PROVIDERS = ["google", "github", "local"] as const;
-export const PLANS = ["free", "starter", "pro", "business"] as const;
 export type SignInProvider = (typeof PROVIDERS)[number];
-export type Plan = (typeof PLANS)[number];
 
 export interface Account {
   id: string;

@@ -1,4 +1,5 @@
-import type { Plan } from "../accounts/repository";
+// With its extension: the fake Stripe of the tests reads this table in Node too.
+import type { Plan } from "../accounts/plans.ts";
 
 // What the dashboard sells: the operator's one table of credit packs and plans. Each row names
 // the Stripe price (created in the operator's Stripe dashboard, test or live mode) that Checkout

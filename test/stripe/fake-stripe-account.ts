@@ -12,8 +12,12 @@ const PERIOD_S = 30 * DAY_S;
 type StripeObject = Record<string, unknown> & { id: string };
 
 export class StripeRefusal extends Error {
-  constructor(readonly status: number, readonly body: { type: string; message: string; param?: string; code?: string }) {
+  readonly status: number;
+  readonly body: { type: string; message: string; param?: string; code?: string };
+  constructor(status: number, body: StripeRefusal["body"]) {
     super(body.message);
+    this.status = status;
+    this.body = body;
   }
 }
 
@@ -42,7 +46,12 @@ export class FakeStripeAccount {
   /** Every event made, in order, with what the webhook endpoint answered (when there is one). */
   readonly delivered: Array<Delivery & { status: number | null }> = [];
 
-  constructor(private readonly origin: () => string, private readonly webhookUrl?: string) {
+  private readonly origin: () => string;
+  private readonly webhookUrl: string | undefined;
+
+  constructor(origin: () => string, webhookUrl?: string) {
+    this.origin = origin;
+    this.webhookUrl = webhookUrl;
     for (const pack of CREDIT_PACKS) this.prices.set(pack.priceId, { id: pack.priceId, unit_amount: pack.amount, currency: pack.currency, recurring: null });
     for (const plan of PLAN_OFFERS) this.prices.set(plan.priceId, { id: plan.priceId, unit_amount: plan.amount, currency: plan.currency, recurring: { interval: "month" } });
     this.prices.set(UNSOLD_PRICE, { id: UNSOLD_PRICE, unit_amount: 100, currency: "usd", recurring: null });
