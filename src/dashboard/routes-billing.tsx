@@ -4,7 +4,8 @@ import type { AppEnv } from "../env";
 import { publicBaseUrl } from "../http/envelope";
 import { offerNamed } from "../payments/catalog";
 import { checkoutUrl, portalUrl } from "../payments/checkout";
-import { BILLING_PATH, paymentSettings } from "../payments/settings";
+import { BILLING_PATH, paymentSettings, stripePageOrigins } from "../payments/settings";
+import { dashboardCsp } from "./headers";
 import { BillingPage } from "./pages/billing";
 import { checkedForm, field, render, signedIn, type DashboardContext } from "./respond";
 
@@ -49,6 +50,7 @@ export const billingPages = new Hono<AppEnv>()
       notice: NOTICES[c.req.query("checkout") ?? ""],
       problem: PROBLEMS[c.req.query("problem") ?? ""],
     };
+    if (settings.stripe) c.header("Content-Security-Policy", dashboardCsp(stripePageOrigins(settings.stripe)));
     return render(c, <BillingPage viewer={who.viewer} view={view} />, view.problem ? 400 : 200);
   })
   .post("/billing/checkout", async (c) => {

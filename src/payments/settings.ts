@@ -49,6 +49,14 @@ export function paymentSettings(env: Env): PaymentSettings {
   return settings;
 }
 
+/**
+ * Where the billing page's forms send the browser: Stripe's hosted Checkout and customer portal
+ * (or, with STRIPE_API_URL, the fake's origin, which serves both).
+ */
+export function stripePageOrigins(stripe: StripeSettings): string[] {
+  return stripe.apiUrl ? [stripe.apiUrl.origin] : ["https://checkout.stripe.com", "https://billing.stripe.com"];
+}
+
 /** The dashboard's billing page: every "Get credits" link of the dashboard leads there. */
 export const BILLING_PATH = "/dashboard/billing";
 

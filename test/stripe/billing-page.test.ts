@@ -17,7 +17,11 @@ describe("the billing page", () => {
     const browser = new TestBrowser();
     const email = await signUpIn(browser);
     const accountId = await accountIdOf(email, env.DB);
-    const page = visibleText(await (await browser.get("/dashboard/billing")).text());
+    const response = await browser.get("/dashboard/billing");
+    // The browser follows the form's redirect to Stripe only if the page's CSP names Stripe.
+    expect(response.headers.get("Content-Security-Policy")).toContain("form-action 'self' https://stripe.upstream.test;");
+    expect((await browser.get("/dashboard/keys")).headers.get("Content-Security-Policy")).toContain("form-action 'self';");
+    const page = visibleText(await response.text());
     expect(page).toContain("Buy 500 credits");
     expect(page).toContain("Choose Pro");
     expect(page).toContain("No purchases yet.");
