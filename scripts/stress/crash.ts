@@ -39,7 +39,7 @@ export async function backlogOf(baseUrl: string, adminToken: string, accountId: 
 }
 
 /** Waits until every account's ledger has settled its holds and delivered its entries to D1. */
-export async function waitForSettlement(baseUrl: string, adminToken: string, accounts: Account[], timeoutMs: number): Promise<Backlog> {
+export async function waitForSettlement(baseUrl: string, adminToken: string, accounts: Array<Pick<Account, "id">>, timeoutMs: number): Promise<Backlog> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const backlogs = await Promise.all(accounts.map((account) => backlogOf(baseUrl, adminToken, account.id)));

@@ -31,6 +31,8 @@ export interface WorkerOptions {
   holdMarginMs?: number;
   adminToken: string;
   models: ModelRow[];
+  /** More vars (the fake Stripe's settings). */
+  extraVars?: Record<string, string>;
   log: (line: string) => void;
 }
 
@@ -110,6 +112,7 @@ export async function startWorker(options: WorkerOptions): Promise<StressWorker>
     OPENAI_API_KEY: FAKE_OPENAI_KEY,
     REPLICATE_BASE_URL: upstream.REPLICATE_BASE_URL,
     REPLICATE_API_TOKEN: FAKE_REPLICATE_TOKEN,
+    ...options.extraVars,
   };
   const launch = async (): Promise<ChildGroup> => {
     log(`starting wrangler dev on ${baseUrl}`);
