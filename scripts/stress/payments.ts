@@ -170,3 +170,18 @@ export function reconcilePayments(
   }
   return problems;
 }
+
+/** The payment proof can fail: each corruption of the recorded data must be caught. Answers the names of those missed. */
+export function selfCheckPayments(run: { buyers: Buyer[]; events: Delivery[]; answers: WebhookAnswer[] }, balances: Map<string, { start: number; final: number }>, rows: StripeRow[]): { caught: number; missed: string[] } {
+  if (rows.length === 0 || run.buyers.length === 0) return { caught: 0, missed: ["no payments to corrupt"] };
+  const first = run.buyers[0]!.accountId;
+  const corruptions: Array<[string, () => string[]]> = [
+    ["a grant entry written twice", () => reconcilePayments(run, balances, [...rows, rows[0]!])],
+    ["a grant entry lost", () => reconcilePayments(run, balances, rows.filter((row) => row !== rows.find((grant) => grant.credits_granted > 0)))],
+    ["an event applied twice", () => reconcilePayments({ ...run, answers: [...run.answers, { ...run.answers.find((answer) => answer.applied)!, applied: true }] }, balances, rows)],
+    ["a balance one credit off", () => reconcilePayments(run, new Map([...balances, [first, { ...balances.get(first)!, final: balances.get(first)!.final + 1 }]]), rows)],
+    ["a webhook refused", () => reconcilePayments({ ...run, answers: [{ ...run.answers[0]!, status: 400 }, ...run.answers.slice(1)] }, balances, rows)],
+  ];
+  const missed = corruptions.filter(([, check]) => check().length === 0).map(([name]) => name);
+  return { caught: corruptions.length - missed.length, missed };
+}
