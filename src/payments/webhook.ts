@@ -23,7 +23,11 @@ export async function receiveStripeWebhook(env: Env, body: string, signature: st
   const event = await verifiedEvent(stripe, body, signature).catch((error: Error) =>
     fail("invalid_parameter", `The Stripe signature could not be verified: ${error.message}`, { param: "Stripe-Signature" }),
   );
-  const reading = await readEvent(stripeClient(stripe), event);
+  // Reading may ask Stripe (a session's line items, an invoice's payments): if Stripe fails, a 502
+  // that Stripe retries, never a 500.
+  const reading = await readEvent(stripeClient(stripe), event).catch((error: Error) =>
+    fail("upstream_error", `Stripe could not be asked about event ${event.id}: ${error.message}`),
+  );
   if (reading.outcome === "ignore") return { received: true, applied: false, note: reading.why };
   if (reading.outcome === "refuse") fail("invalid_parameter", reading.message);
   const accountId = (await accountOfStripeCustomer(env.DB, reading.customerId)) ??

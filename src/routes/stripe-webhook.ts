@@ -16,7 +16,7 @@ const stripeWebhookRoute = createRoute({
   request: { headers: z.object({ "stripe-signature": z.string().optional() }) },
   responses: {
     200: jsonOk(z.object({ received: z.literal(true), applied: z.boolean(), note: z.string() }).openapi("StripeWebhookAnswer"), "Received.", false),
-    ...errorResponses("missing_parameter", "invalid_parameter", "not_found"),
+    ...errorResponses("missing_parameter", "invalid_parameter", "not_found", "upstream_error"),
   },
 });
 

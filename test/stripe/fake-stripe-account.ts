@@ -31,8 +31,17 @@ let counter = 0;
 const newId = (prefix: string): string => `${prefix}_fake${Date.now().toString(36)}${(++counter).toString(36).padStart(4, "0")}`;
 const nowS = (): number => Math.floor(Date.now() / 1000);
 
-/** The top-level parameters of POST /v1/checkout/sessions this fake knows; Stripe refuses any other. */
+/** The top-level parameters each create call takes (of those documented, the ones this fake knows); Stripe refuses any other. */
 const SESSION_PARAMS = new Set(["mode", "customer", "line_items", "success_url", "cancel_url", "client_reference_id", "metadata", "subscription_data", "payment_intent_data", "allow_promotion_codes"]);
+const CUSTOMER_PARAMS = new Set(["email", "name", "metadata", "description", "phone"]);
+const PORTAL_PARAMS = new Set(["customer", "return_url", "configuration", "locale", "flow_data"]);
+
+function refuseUnknown(form: URLSearchParams, known: Set<string>): void {
+  for (const key of form.keys()) {
+    const top = key.split("[")[0]!;
+    if (!known.has(top)) refuse(`Received unknown parameter: ${top}`, top, "parameter_unknown");
+  }
+}
 
 export class FakeStripeAccount {
   readonly prices = new Map<string, Price>();
@@ -58,6 +67,7 @@ export class FakeStripeAccount {
   }
 
   createCustomer(form: URLSearchParams, idempotencyKey?: string): StripeObject {
+    refuseUnknown(form, CUSTOMER_PARAMS);
     const earlier = idempotencyKey ? this.idempotent.get(idempotencyKey) : undefined;
     if (earlier) return earlier;
     const customer = { id: newId("cus"), object: "customer", email: form.get("email"), name: form.get("name"), metadata: metadataOf(form), created: nowS() };
@@ -67,10 +77,7 @@ export class FakeStripeAccount {
   }
 
   createCheckoutSession(form: URLSearchParams): StripeObject {
-    for (const key of form.keys()) {
-      const top = key.split("[")[0]!;
-      if (!SESSION_PARAMS.has(top)) refuse(`Received unknown parameter: ${top}`, top, "parameter_unknown");
-    }
+    refuseUnknown(form, SESSION_PARAMS);
     const mode = form.get("mode") ?? refuse("Missing required param: mode.", "mode", "parameter_missing");
     if (mode !== "payment" && mode !== "subscription") refuse(`Invalid mode: must be one of payment, setup, or subscription`, "mode", "parameter_invalid_string");
     const successUrl = form.get("success_url") ?? refuse("Missing required param: success_url.", "success_url", "parameter_missing");
@@ -106,6 +113,7 @@ export class FakeStripeAccount {
   }
 
   createPortalSession(form: URLSearchParams): StripeObject {
+    refuseUnknown(form, PORTAL_PARAMS);
     const customer = form.get("customer") ?? refuse("Missing required param: customer.", "customer", "parameter_missing");
     if (!this.customers.has(customer)) refuse(`No such customer: '${customer}'`, "customer", "resource_missing");
     const id = newId("bps");

@@ -91,6 +91,27 @@ describe("a credit pack bought through Checkout", () => {
   });
 });
 
+describe("the webhook when Stripe itself fails", () => {
+  it("answers 502 (Stripe retries) and grants nothing when Stripe cannot say what a session sold", async () => {
+    const { account, sessionId } = await accountInCheckout("pack_500");
+    const completed = byType(await customerAction(`checkout/${sessionId}/pay`), "checkout.session.completed");
+    // A genuine, signed event about a session Stripe then does not find.
+    const body = completed.body.replaceAll(sessionId, "cs_test_vanished");
+    const answer = await deliver({ body, signature: await stripeSignature(body, FAKE_STRIPE_WEBHOOK_SECRET) });
+    expect(answer.status).toBe(502);
+    expect(answer.body.error?.code).toBe("upstream_error");
+    expect(await balanceOf(account.id)).toBe(0);
+  });
+
+  it("is a fake that refuses what Stripe refuses", async () => {
+    const unknown = await stripeApi("/v1/checkout/sessions", { mode: "payment", success_url: "https://pixelgate.test/done", "line_items[0][price]": "price_pixelgate_pack_500", amount: "1" });
+    expect(unknown.status).toBe(400);
+    expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe("parameter_unknown");
+    const recurring = await stripeApi("/v1/checkout/sessions", { mode: "payment", success_url: "https://pixelgate.test/done", "line_items[0][price]": "price_pixelgate_pro" });
+    expect(recurring.status).toBe(400);
+  });
+});
+
 describe("payment settings", () => {
   it("turn Stripe off unless both secrets are set", () => {
     expect(paymentSettings({ STRIPE_SECRET_KEY: "sk_test_x" } as never).stripe).toBeNull();
