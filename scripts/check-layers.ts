@@ -14,6 +14,7 @@ export const LAYERS: readonly { name: string; paths: readonly string[]; why: str
   { name: "codecs", paths: ["src/codecs", "src/raster", "src/svg", "src/images", "src/http/base64-bytes.ts"], why: "formats, drawing, input images" },
   { name: "storage", paths: ["src/storage"], why: "hosted results in R2" },
   { name: "ledger", paths: ["src/accounts", "src/usage", "durable-objects"], why: "accounts, keys, the account ledger, the usage log" },
+  { name: "payments", paths: ["src/payments"], why: "what is sold, Stripe Checkout and webhooks read into ledger steps" },
   { name: "providers", paths: ["src/models", "src/safety", "src/providers"], why: "which model serves a call, the safety screen, the adapters" },
   { name: "tools", paths: ["src/tools"], why: "one definition per tool" },
   // The request plumbing the billed-call path and every surface share (envelope, body rules, rate-limit answers).

@@ -3,7 +3,7 @@ import { ledgerOf } from "../accounts/ledger";
 import type { ApiKeyRecord } from "../accounts/repository";
 import { ERROR_CATALOG, PixelgateError } from "../errors";
 import { refusalOf } from "../http/rate-limit";
-import { getCreditsLink } from "../payments/settings";
+import { getCreditsLink } from "../payments/links";
 import type { AnyTool, CallSummary, ToolContext } from "../tools/types";
 import { newEntryId, type EntryDraft } from "../usage/log";
 

@@ -12,6 +12,9 @@ import { z } from "zod";
 /** Text that counts as unset when empty. */
 const text = z.string().optional().transform((value) => value || undefined);
 
+/** An http(s) URL; unset when empty or not one. */
+const httpUrl = z.preprocess((value) => value || undefined, z.url({ protocol: /^https?$/ }).optional().catch(undefined));
+
 /** A number of milliseconds: Number(value), with `fallback` when unset, not a number or out of range. */
 function milliseconds(fallback: number, allowZero: boolean) {
   const number = z.coerce.number();
@@ -58,6 +61,13 @@ const SETTINGS_SCHEMA = z.object({
   GOOGLE_CLIENT_SECRET: text,
   /** Signs the dashboard's CSRF tokens; unset, a secret is generated once and kept in D1. */
   DASHBOARD_SECRET: text,
+  /** Selling credits through Stripe (docs/billing.md): on only when both secrets are set. */
+  STRIPE_SECRET_KEY: text,
+  STRIPE_WEBHOOK_SECRET: text,
+  /** Tests only: the Stripe API elsewhere than api.stripe.com (the fake Stripe server). */
+  STRIPE_API_URL: httpUrl,
+  /** Where "Get credits" leads while Stripe is off. */
+  GET_CREDITS_URL: httpUrl,
 });
 
 /** The settings' names: as strings, they are part of the worker's Env (src/env.ts). */
@@ -71,6 +81,13 @@ export interface OAuthClient {
   provider: OAuthProviderName;
   clientId: string;
   clientSecret: string;
+}
+
+export interface StripeSettings {
+  secretKey: string;
+  webhookSecret: string;
+  /** Where the Stripe API is reached; null for api.stripe.com. */
+  apiUrl: URL | null;
 }
 
 export interface Settings {
@@ -93,6 +110,9 @@ export interface Settings {
   /** The sign-in providers whose client id and secret are both configured, in display order. */
   oauthClients: OAuthClient[];
   dashboardSecret: string | undefined;
+  /** Null unless both Stripe secrets are set. */
+  stripe: StripeSettings | null;
+  getCreditsUrl: string | null;
 }
 
 function parseSettings(source: SettingStrings): Settings {
@@ -118,6 +138,10 @@ function parseSettings(source: SettingStrings): Settings {
     freeSignupCredits: raw.FREE_SIGNUP_CREDITS,
     oauthClients,
     dashboardSecret: raw.DASHBOARD_SECRET,
+    stripe: raw.STRIPE_SECRET_KEY && raw.STRIPE_WEBHOOK_SECRET
+      ? { secretKey: raw.STRIPE_SECRET_KEY, webhookSecret: raw.STRIPE_WEBHOOK_SECRET, apiUrl: raw.STRIPE_API_URL ? new URL(raw.STRIPE_API_URL) : null }
+      : null,
+    getCreditsUrl: raw.GET_CREDITS_URL ?? null,
   };
 }
 

@@ -1,7 +1,7 @@
 import type { Child } from "hono/jsx";
 import type { Account } from "../accounts/repository";
 import { CSRF_FIELD } from "../auth/session-csrf";
-import { BILLING_PATH } from "../payments/settings";
+import { BILLING_PATH } from "../payments/links";
 
 // The page shell every dashboard page shares: a skip link, the header with the navigation and
 // the sign-out form, one <main>, and a live region the script announces copies in.

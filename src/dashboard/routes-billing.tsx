@@ -4,7 +4,8 @@ import type { AppEnv } from "../env";
 import { publicBaseUrl } from "../http/envelope";
 import { offerNamed } from "../payments/catalog";
 import { checkoutUrl, portalUrl } from "../payments/checkout";
-import { BILLING_PATH, paymentSettings, stripePageOrigins } from "../payments/settings";
+import { settingsOf } from "../config/settings";
+import { BILLING_PATH, stripePageOrigins } from "../payments/links";
 import { dashboardCsp } from "./headers";
 import { BillingPage } from "./pages/billing";
 import { checkedForm, field, render, signedIn, type DashboardContext } from "./respond";
@@ -40,7 +41,7 @@ export const billingPages = new Hono<AppEnv>()
   .get("/billing", async (c) => {
     const who = await signedIn(c);
     if (who instanceof Response) return who;
-    const settings = paymentSettings(c.env);
+    const settings = settingsOf(c.env);
     const ledger = ledgerOf(c.env, who.session.account.id);
     const [{ balance }, billing] = await Promise.all([ledger.snapshot(), settings.stripe ? ledger.billing(50) : null]);
     const view = {
@@ -59,7 +60,7 @@ export const billingPages = new Hono<AppEnv>()
     const body = await checkedForm(c, who.session);
     if (body instanceof Response) return body;
     const offer = offerNamed(field(body, "offer"));
-    if (!offer || !paymentSettings(c.env).stripe) return c.redirect(`${BILLING_PATH}?problem=offer`, 303);
+    if (!offer || !settingsOf(c.env).stripe) return c.redirect(`${BILLING_PATH}?problem=offer`, 303);
     return toStripe(c, () => checkoutUrl(c.env, who.session.account, offer, billingUrl(c)), "stripe");
   })
   .post("/billing/portal", async (c) => {
@@ -67,6 +68,6 @@ export const billingPages = new Hono<AppEnv>()
     if (who instanceof Response) return who;
     const body = await checkedForm(c, who.session);
     if (body instanceof Response) return body;
-    if (!paymentSettings(c.env).stripe) return c.redirect(`${BILLING_PATH}?problem=portal`, 303);
+    if (!settingsOf(c.env).stripe) return c.redirect(`${BILLING_PATH}?problem=portal`, 303);
     return toStripe(c, () => portalUrl(c.env, who.session.account, billingUrl(c)), "portal");
   });

@@ -1,9 +1,9 @@
 import type { Account } from "../accounts/repository";
 import { keepStripeCustomer, stripeCustomerOf } from "../accounts/billing-records";
 import type { Env } from "../env";
-import { fail } from "../http/envelope";
+import { settingsOf } from "../config/settings";
+import { PixelgateError } from "../errors";
 import type { Offer } from "./catalog";
-import { paymentSettings } from "./settings";
 import { stripeClient } from "./stripe-client";
 
 // Sending a signed-in account to Stripe: Checkout for a pack (one-time payment) or a plan
@@ -11,7 +11,8 @@ import { stripeClient } from "./stripe-client";
 // from the product table; what the account is granted is decided only by the webhook.
 
 function stripeOf(env: Env) {
-  const settings = paymentSettings(env).stripe ?? fail("not_found", "Payments through Stripe are not configured here.");
+  const settings = settingsOf(env).stripe;
+  if (!settings) throw new PixelgateError("not_found", "Payments through Stripe are not configured here.");
   return stripeClient(settings);
 }
 
@@ -39,12 +40,14 @@ export async function checkoutUrl(env: Env, account: Account, offer: Offer, bill
     success_url: `${billingPageUrl}?checkout=done`,
     cancel_url: `${billingPageUrl}?checkout=cancelled`,
   });
-  return session.url ?? fail("internal_error", "Stripe answered a Checkout session without a URL.");
+  if (!session.url) throw new PixelgateError("upstream_error", "Stripe answered a Checkout session without a URL.");
+  return session.url;
 }
 
 /** A customer-portal session (change or cancel the plan, invoices, payment method). */
 export async function portalUrl(env: Env, account: Account, billingPageUrl: string): Promise<string> {
-  const customer = (await stripeCustomerOf(env.DB, account.id)) ?? fail("invalid_parameter", "This account has not paid through Stripe yet.");
+  const customer = await stripeCustomerOf(env.DB, account.id);
+  if (!customer) throw new PixelgateError("invalid_parameter", "This account has not paid through Stripe yet.");
   const session = await stripeOf(env).billingPortal.sessions.create({ customer, return_url: billingPageUrl });
   return session.url;
 }

@@ -1,5 +1,5 @@
 import Stripe from "stripe";
-import type { StripeSettings } from "./settings";
+import type { StripeSettings } from "../config/settings";
 
 // The official Stripe library as it runs in Workers: its fetch HTTP client and Web Crypto for
 // webhook signatures. One client per secret key and isolate.

@@ -1,9 +1,9 @@
 import { accountOfStripeCustomer, copyPlan } from "../accounts/billing-records";
 import { ledgerOf } from "../accounts/ledger";
 import type { Env } from "../env";
-import { fail } from "../http/envelope";
+import { settingsOf } from "../config/settings";
+import { PixelgateError, type ErrorCode } from "../errors";
 import { readEvent } from "./events";
-import { paymentSettings } from "./settings";
 import { stripeClient, verifiedEvent } from "./stripe-client";
 
 // POST /webhooks/stripe: a Stripe event, verified with the webhook signing secret, read against
@@ -17,11 +17,15 @@ export interface WebhookAnswer {
   note: string;
 }
 
+function fail(code: ErrorCode, message: string, param?: string): never {
+  throw new PixelgateError(code, message, { param });
+}
+
 export async function receiveStripeWebhook(env: Env, body: string, signature: string | undefined): Promise<WebhookAnswer> {
-  const stripe = paymentSettings(env).stripe ?? fail("not_found", "Payments through Stripe are not configured here.");
-  if (!signature) fail("missing_parameter", "The Stripe-Signature header is missing.", { param: "Stripe-Signature" });
+  const stripe = settingsOf(env).stripe ?? fail("not_found", "Payments through Stripe are not configured here.");
+  if (!signature) fail("missing_parameter", "The Stripe-Signature header is missing.", "Stripe-Signature");
   const event = await verifiedEvent(stripe, body, signature).catch((error: Error) =>
-    fail("invalid_parameter", `The Stripe signature could not be verified: ${error.message}`, { param: "Stripe-Signature" }),
+    fail("invalid_parameter", `The Stripe signature could not be verified: ${error.message}`, "Stripe-Signature"),
   );
   // Reading may ask Stripe (a session's line items, an invoice's payments): if Stripe fails, a 502
   // that Stripe retries, never a 500.

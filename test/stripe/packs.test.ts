@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { paymentSettings } from "../../src/payments/settings";
+import { settingsOf } from "../../src/config/settings";
 import { usageDelivered, usageRows } from "../support/usage-log";
 import { call } from "../support/fixtures";
 import { accountInCheckout, balanceOf, byType, checkoutSession, customerAction, deliver, stripeApi } from "./support";
@@ -114,8 +114,9 @@ describe("the webhook when Stripe itself fails", () => {
 
 describe("payment settings", () => {
   it("turn Stripe off unless both secrets are set", () => {
-    expect(paymentSettings({ STRIPE_SECRET_KEY: "sk_test_x" } as never).stripe).toBeNull();
-    expect(paymentSettings({ GET_CREDITS_URL: "https://example.com/buy" } as never)).toEqual({ stripe: null, getCreditsUrl: "https://example.com/buy" });
-    expect(paymentSettings(env).stripe?.apiUrl?.hostname).toBe("stripe.upstream.test");
+    expect(settingsOf({ STRIPE_SECRET_KEY: "sk_test_x" }).stripe).toBeNull();
+    expect(settingsOf({ GET_CREDITS_URL: "https://example.com/buy" })).toMatchObject({ stripe: null, getCreditsUrl: "https://example.com/buy" });
+    expect(settingsOf({ GET_CREDITS_URL: "javascript:alert(1)" }).getCreditsUrl).toBeNull();
+    expect(settingsOf(env).stripe?.apiUrl?.hostname).toBe("stripe.upstream.test");
   });
 });
