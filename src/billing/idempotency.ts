@@ -71,6 +71,12 @@ export interface IdempotencyClaim {
   /** Where the request went (`POST /v1/generate`, `mcp generate_image`): the same body elsewhere is another request. */
   scope: string;
   request: unknown;
+  /**
+   * The key stands for many requests, not one (an MCP client's Idempotency-Key header, set once
+   * in its configuration and sent with every call): each distinct request under it is claimed
+   * on its own, so a repeat of the same request replays and another request is not a conflict.
+   */
+  perRequest?: boolean;
 }
 
 export interface IdempotentRun<Answer> {
@@ -92,10 +98,11 @@ export interface IdempotentRun<Answer> {
  * the ledger, replay, refuse (409/422 as PixelgateErrors), or run and keep a charged answer.
  */
 export async function withIdempotencyKey<Answer>(claim: IdempotencyClaim, handlers: IdempotentRun<Answer>): Promise<Answer> {
-  const { env, accountId, keyId, idempotencyKey } = claim;
+  const { env, accountId, keyId } = claim;
   // Whitespace, formatting and key order do not make a different request: the parsed body,
   // re-serialised with sorted keys, is what is compared.
   const fingerprint = await sha256Hex(`${claim.scope}\n${canonicalJson(claim.request)}`);
+  const idempotencyKey = claim.perRequest ? `${claim.idempotencyKey}\n${fingerprint}` : claim.idempotencyKey;
   const ledger = ledgerOf(env, accountId);
   const begun = await ledger.beginIdempotent({ keyId, idempotencyKey, fingerprint });
   handlers.onWindow?.(begun.window);

@@ -106,9 +106,15 @@ export class Base64Bytes {
   }
 }
 
+/**
+ * Marks a result field that carries a file inline (base64, a data URI) in the OpenAPI document:
+ * surfaces that hand results to a model (MCP) leave such fields out and link the file instead.
+ */
+export const INLINE_FILE_KEYWORD = "x-inline-file";
+
 /** A result field holding a Base64Bytes: a string in the OpenAPI document and on the wire. */
 export function base64Field(description: string) {
-  return z.custom<Base64Bytes>((value) => value instanceof Base64Bytes).openapi({ type: "string", description });
+  return z.custom<Base64Bytes>((value) => value instanceof Base64Bytes).openapi({ type: "string", description, [INLINE_FILE_KEYWORD]: true });
 }
 
 /** `value` with every Base64Bytes in it as its text: for results that leave as one JSON value (MCP). */

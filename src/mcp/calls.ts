@@ -4,7 +4,7 @@ import { batchEntryDraft, runBatch } from "../billing/batch";
 import { BatchRequest, batchResponseBody, toolsOf } from "../billing/batch-request";
 import { rejectCall, rejectRequest, runBilledCall, type BilledCall } from "../billing/billed-call";
 import { refusalOf } from "../http/rate-limit";
-import { PixelgateError } from "../errors";
+import { z } from "@hono/zod-openapi";
 import { validationError } from "../http/validation";
 import { listLiveModelsFor } from "../models/catalog";
 import { ModelTaskFilter, modelEntryOf, userOf } from "../schemas/resources";
@@ -34,11 +34,20 @@ export function callBilledTool(tool: AnyTool, args: Record<string, unknown>, cal
   });
 }
 
+/** The lookups' arguments, strict like every tool's: an unknown argument is refused, not ignored. */
+const LOOKUP_ARGUMENTS = {
+  get_user_info: z.object({}).strict(),
+  // null means "not given", as in every strict MCP schema.
+  list_models: z.object({ task: z.preprocess((value) => value ?? undefined, ModelTaskFilter) }).strict(),
+};
+
 /** The free lookups: they take a rate-limit slot like GET /v1/me and /v1/models. */
-export async function callAccountTool(name: "get_user_info" | "list_models", caller: McpCaller, args: Record<string, unknown> = {}): Promise<CallToolResult> {
+export async function callAccountTool(name: keyof typeof LOOKUP_ARGUMENTS, caller: McpCaller, args: Record<string, unknown>): Promise<CallToolResult> {
   const outcome = await ledgerOf(caller.ctx.env, caller.account.id).reserve({ keyId: caller.key.id, slots: 1, credits: 0 });
   const refusal = refusalOf(outcome);
   if (refusal) return errorToolResult(session(caller), refusal);
+  const parsed = LOOKUP_ARGUMENTS[name].safeParse(args);
+  if (!parsed.success) return errorToolResult(session(caller), validationError({ success: false, error: parsed.error, data: args }));
   if (name === "get_user_info") {
     const user = userOf(caller.account, outcome.balance);
     return {
@@ -46,11 +55,10 @@ export async function callAccountTool(name: "get_user_info" | "list_models", cal
       structuredContent: { user, authMethod: "api_key" },
     };
   }
-  const task = ModelTaskFilter.safeParse(args.task ?? undefined); // null means not given
-  if (!task.success) return errorToolResult(session(caller), new PixelgateError("invalid_parameter", "task must be image, remove_bg, upscale, svg or all.", { param: "task" }));
-  const models = (await listLiveModelsFor(caller.ctx.env, task.data)).map(modelEntryOf);
+  const task = (parsed.data as { task: z.infer<typeof ModelTaskFilter> }).task;
+  const models = (await listLiveModelsFor(caller.ctx.env, task)).map(modelEntryOf);
   const lines = models.map((model) => `- ${model.modelId} (${model.task}): ${model.name}, ${model.costPerReq} credits`);
-  const which = task.data === "all" ? "models of every task" : `${task.data} models`;
+  const which = task === "all" ? "models of every task" : `${task} models`;
   return {
     content: [{ type: "text", text: `${models.length} live ${which}, highest priority first:\n${lines.join("\n")}` }],
     structuredContent: { count: models.length, models },

@@ -9,8 +9,9 @@ import { requestSchemaOf, responseSchemaOf, type JsonSchema } from "./input-sche
 import { callAccountTool, callBilledTool, callMulticall } from "./calls";
 import { MODEL_TASKS } from "../models/catalog";
 import { IDEMPOTENCY_ARGUMENT, IDEMPOTENCY_ARGUMENT_SCHEMA } from "./idempotency";
-import { billedOutputSchema, outputSchemaOf } from "./output-schemas";
+import { billedOutputSchema, multicallOutputSchema, outputSchemaOf } from "./output-schemas";
 import { strictSchema } from "./portable-schema";
+import { linkedResultSchema, MCP_INLINE_ARGUMENT_NOTE } from "./structured";
 
 // The MCP tools: every image tool of the registry, plus the account lookups and multicall.
 // Nothing here does tool work or restates a tool fact: names, arguments, enums, prices and
@@ -54,7 +55,12 @@ export function toolArguments(app: OpenAPIHono<AppEnv>, tool: AnyTool): JsonSche
   const hidden = new Set([...HIDDEN_ALIASES, ...(tool.mcpHides ?? [])]);
   const properties = Object.entries(rest.properties as Record<string, JsonSchema>).filter(([name]) => !hidden.has(name));
   const required = ((rest.required as string[] | undefined) ?? []).filter((name) => !hidden.has(name));
-  return { ...rest, properties: Object.fromEntries(properties), required };
+  return { ...rest, properties: Object.fromEntries(properties.map(([name, property]) => [name, mcpArgument(name, property)])), required };
+}
+
+/** REST's description of an argument, unless MCP answers it differently (responseFormat: the inline limit). */
+function mcpArgument(name: string, property: JsonSchema): JsonSchema {
+  return name === "responseFormat" ? { ...property, description: MCP_INLINE_ARGUMENT_NOTE } : property;
 }
 
 /** Every tool's arguments in one object, for multicall items: each item uses those of its tool. */
@@ -86,7 +92,7 @@ function imageTool(app: OpenAPIHono<AppEnv>, tool: AnyTool): McpTool {
     title: tool.summary,
     description: `${tool.mcpDescription ?? tool.description}\n\n${RESULT_NOTE}`,
     inputSchema: strictSchema(withIdempotency(toolArguments(app, tool))),
-    outputSchema: billedOutputSchema(result, { hostedUrl: { type: "string", description: "The hosted file of the result." } }),
+    outputSchema: billedOutputSchema(linkedResultSchema(result)),
     annotations: { title: tool.summary, ...BILLED },
     call: (args, caller) => callBilledTool(tool, args, caller),
   };
@@ -107,7 +113,7 @@ function multicallTool(app: OpenAPIHono<AppEnv>): McpTool {
     title: "Run several tool calls at once (sum of the items)",
     description: `Runs up to ${MAX_BATCH_ITEMS} image-tool calls in parallel and returns every outcome in order, each with a link and a small preview. Items are priced by their own tool and paid together before anything runs; an invalid item fails alone and costs nothing; an item whose provider fails is refunded. Retry only the items whose \`success\` is false.`,
     inputSchema: strictSchema(withIdempotency({ type: "object", properties: { requests }, required: ["requests"] })),
-    outputSchema: outputSchemaOf(responseSchemaOf(app, "/playground/multicall")),
+    outputSchema: multicallOutputSchema(responseSchemaOf(app, "/playground/multicall")),
     annotations: { title: "Multicall", ...BILLED },
     call: (args, caller) => callMulticall(args, caller),
   };
@@ -128,7 +134,7 @@ export function mcpTools(app: OpenAPIHono<AppEnv>): McpTool[] {
       inputSchema: NO_ARGUMENTS,
       outputSchema: outputSchemaOf({ type: "object", properties: { user: { type: "object" }, authMethod: { type: "string" } }, required: ["user", "authMethod"] }),
       annotations: { title: "Account and balance", ...LOOKUP },
-      call: (_, caller) => callAccountTool("get_user_info", caller),
+      call: (args, caller) => callAccountTool("get_user_info", caller, args),
     },
     {
       name: "list_models",

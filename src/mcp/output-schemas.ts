@@ -29,6 +29,7 @@ const FAILURE: JsonSchema = {
 const CREDITS: Record<string, JsonSchema> = {
   deductedCredits: { type: "integer", description: "Credits this call took." },
   userCredits: { type: "integer", description: "The balance left." },
+  replayed: { type: "boolean", description: "True when this is the stored result of an earlier call with the same idempotency key: nothing was charged this time (deductedCredits is 0; userCredits is the balance after that first call)." },
 };
 
 /** A tool result's structured content: `success` (an object schema) or the failure shape. */
@@ -36,11 +37,16 @@ export function outputSchemaOf(success: JsonSchema): JsonSchema {
   return { type: "object", anyOf: [success, FAILURE] };
 }
 
+/** multicall's success: the batch answer, which may be a replay. */
+export function multicallOutputSchema(batch: JsonSchema): JsonSchema {
+  return outputSchemaOf({ ...batch, properties: { ...(batch.properties as Record<string, JsonSchema>), replayed: CREDITS.replayed } });
+}
+
 /** An image tool's success: the REST `result` with the credits beside it. */
 export function billedOutputSchema(result: JsonSchema, extra: Record<string, JsonSchema> = {}): JsonSchema {
   return outputSchemaOf({
     ...result,
     properties: { ...(result.properties as Record<string, JsonSchema>), ...extra, ...CREDITS },
-    required: [...new Set([...((result.required as string[] | undefined) ?? []), ...Object.keys(CREDITS)])],
+    required: [...new Set([...((result.required as string[] | undefined) ?? []), "deductedCredits", "userCredits"])],
   });
 }

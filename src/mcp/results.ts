@@ -6,15 +6,16 @@ import { ERROR_CATALOG, PixelgateError } from "../errors";
 import { Base64Bytes, withInlineTexts } from "../http/base64-bytes";
 import { errorBodyAt } from "../http/envelope";
 import { decodeDataUri } from "../images/inline-image";
-import { hostResult, openResult } from "../storage/results";
+import { hostedFileInfo, hostResult, openResult } from "../storage/results";
 import { previewOf, type Preview } from "./preview";
+import { InlineBudget, linkedResult } from "./structured";
 
-// Tool results shaped for agents: the REST `result` as structured content, a short text saying
-// what was done, what it cost and where the result is, a small inline preview of an image, and
-// a link to the full file. Every image result has a hosted file, also those REST answers inline
-// (compress_image's data URI, text_to_svg's markup): many agents can follow a link but cannot
-// unpack base64 from structured content. Recoverable failures are `isError` results that carry
-// the error code and what to do, so the model can correct itself instead of the client raising.
+// Tool results shaped for agents: the REST `result` as structured content (files linked, not
+// inlined: structured.ts), a short text saying what was done, what it cost and where the result
+// is, a small inline preview of an image, and a link to the full file. Every image result has a
+// hosted file, also those REST answers inline (compress_image's data URI, text_to_svg's markup).
+// Recoverable failures are `isError` results that carry the error code and what to do, so the
+// model can correct itself instead of the client raising.
 
 export interface McpSession {
   env: Env;
@@ -23,29 +24,36 @@ export interface McpSession {
 
 type Content = CallToolResult["content"];
 
-function creditsLine(outcome: { deductedCredits: number; userCredits: number }): string {
+/** The text that says what a call cost; a replay (asReplay) finds it again by this function. */
+export function creditsLine(outcome: { deductedCredits: number; userCredits: number }): string {
   return `Spent ${outcome.deductedCredits} credit${outcome.deductedCredits === 1 ? "" : "s"}; ${outcome.userCredits} left.`;
 }
 
-/** A result's image: its hosted URL (hosting an inline one now) and its bytes. */
-async function hostedImageOf(session: McpSession, result: Record<string, unknown>): Promise<{ url: string; bytes: Uint8Array } | null> {
+interface HostedImage {
+  url: string;
+  mimeType: string;
+  bytes: Uint8Array;
+}
+
+/** A file of a result hosted now (compress's data URI, text-to-svg's markup): MCP links every result. */
+async function hostNow(session: McpSession, bytes: Uint8Array): Promise<HostedImage | null> {
+  const kind = sniffFormat(bytes);
+  if (kind === null || kind === "heic") return null; // results are never HEIC
+  const { url } = await hostResult(session.env.FILES, session.baseUrl, bytes, kind);
+  return { url, mimeType: hostedFileInfo(kind).mime, bytes };
+}
+
+/** A result's image: its hosted URL (hosting an inline one now), its type and its bytes. */
+async function hostedImageOf(session: McpSession, result: Record<string, unknown>): Promise<HostedImage | null> {
   const filesPrefix = `${session.baseUrl}/files/`;
   for (const location of [result.imageUrl, result.image, result.dataUrl]) {
-    if (location instanceof Base64Bytes) {
-      const bytes = location.bytes; // whole: the preview decodes it
-      const kind = sniffFormat(bytes);
-      if (kind === null || kind === "heic") continue; // results are never HEIC
-      return { url: (await hostResult(session.env.FILES, session.baseUrl, bytes, kind)).url, bytes };
-    }
+    if (location instanceof Base64Bytes) return hostNow(session, location.bytes); // whole: the preview decodes it
     if (typeof location !== "string") continue;
     if (location.startsWith(filesPrefix)) {
       const stored = await openResult(session.env.FILES, location.slice(filesPrefix.length));
-      if (stored) return { url: location, bytes: new Uint8Array(await stored.arrayBuffer()) };
+      if (stored) return { url: location, mimeType: stored.httpMetadata?.contentType ?? "application/octet-stream", bytes: new Uint8Array(await stored.arrayBuffer()) };
     } else if (location.startsWith("data:")) {
-      const { bytes } = decodeDataUri(location, "result");
-      const kind = sniffFormat(bytes);
-      if (kind === null || kind === "heic") continue; // results are never HEIC
-      return { url: (await hostResult(session.env.FILES, session.baseUrl, bytes, kind)).url, bytes };
+      return hostNow(session, decodeDataUri(location, "result").bytes);
     }
   }
   return null;
@@ -58,18 +66,18 @@ async function imageBlocks(session: McpSession, result: Record<string, unknown>,
   const preview: Preview | null = await previewOf(image.bytes, previewSide);
   const blocks: Content = [];
   if (preview) blocks.push({ type: "image", data: preview.data, mimeType: preview.mimeType });
-  blocks.push({ type: "resource_link", uri: image.url, name: image.url.split("/").pop() ?? "result", description: "The full-size result." });
+  blocks.push({ type: "resource_link", uri: image.url, name: image.url.split("/").pop() ?? "result", mimeType: image.mimeType, description: "The full-size result." });
   return { url: image.url, blocks };
 }
 
 export async function imageToolResult(session: McpSession, outcome: BilledResult): Promise<CallToolResult> {
-  const result = outcome.result as Record<string, unknown> & { svgCode?: string; dataUrl?: string };
+  const result = outcome.result as Record<string, unknown> & { svgCode?: string };
   const { url, blocks } = await imageBlocks(session, result);
-  const structured = { ...withInlineTexts(result), ...(url ? { hostedUrl: url } : {}), deductedCredits: outcome.deductedCredits, userCredits: outcome.userCredits };
+  const structured = { ...linkedResult(result, url, new InlineBudget()), deductedCredits: outcome.deductedCredits, userCredits: outcome.userCredits };
   const where = url ? `Full result: ${url}` : "The result is in structuredContent.";
   const content: Content = [{ type: "text", text: `${outcome.message} ${creditsLine(outcome)} ${where}` }];
-  if (typeof result.svgCode === "string") {
-    content.push({ type: "resource", resource: { uri: String(result.dataUrl), mimeType: "image/svg+xml", text: result.svgCode } });
+  if (typeof result.svgCode === "string" && url) {
+    content.push({ type: "resource", resource: { uri: url, mimeType: "image/svg+xml", text: result.svgCode } });
   }
   content.push(...blocks);
   return { content, structuredContent: structured };
@@ -89,19 +97,22 @@ type BatchBody = {
 export async function multicallToolResult(session: McpSession, body: BatchBody): Promise<CallToolResult> {
   const lines: string[] = [];
   const blocks: Content = [];
+  const budget = new InlineBudget();
+  const results = [];
   for (const [index, item] of body.results.entries()) {
     const data = item.data as { result?: Record<string, unknown>; error?: { code?: string; message?: string } };
     if (!item.success || !data.result) {
       lines.push(`${index + 1}. ${item.tool}: failed, ${data.error?.code}: ${data.error?.message}`);
+      results.push(item);
       continue;
     }
     const image = await imageBlocks(session, data.result, MULTICALL_PREVIEW_SIDE);
-    if (image.url) data.result = { ...data.result, hostedUrl: image.url };
+    results.push({ ...item, data: { ...data, result: linkedResult(data.result, image.url, budget) } });
     lines.push(`${index + 1}. ${item.tool}: done, ${image.url ?? "see structuredContent"}`);
     blocks.push(...image.blocks);
   }
-  const text = `${body.message} Spent ${body.deductedCredits} credits; ${body.userCredits} left.\n${lines.join("\n")}`;
-  return { content: [{ type: "text", text }, ...blocks], structuredContent: withInlineTexts(body) };
+  const text = `${body.message} ${creditsLine(body)}\n${lines.join("\n")}`;
+  return { content: [{ type: "text", text }, ...blocks], structuredContent: withInlineTexts({ ...body, results }) };
 }
 
 /** A failure the agent can act on: its code, what happened and what to do, as an isError result. */

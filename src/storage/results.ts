@@ -12,7 +12,8 @@ export type HostedKind = ImageFormat | "svg";
 
 const SVG_INFO = { mime: "image/svg+xml", ext: "svg" };
 
-function infoOf(kind: HostedKind): { mime: string; ext: string } {
+/** The MIME type and extension a hosted file of this kind is served with. */
+export function hostedFileInfo(kind: HostedKind): { mime: string; ext: string } {
   return kind === "svg" ? SVG_INFO : FORMAT_INFO[kind];
 }
 
@@ -23,7 +24,7 @@ export interface HostedFile {
 
 /** `file`: one array, the pieces our PNG and GIF writers leave it in, or a streamed file, uploaded without joining them. */
 export async function hostResult(bucket: R2Bucket, baseUrl: string, file: FileLike, kind: HostedKind): Promise<HostedFile> {
-  const { mime, ext } = infoOf(kind);
+  const { mime, ext } = hostedFileInfo(kind);
   const id = randomBase62(24);
   await bucket.put(`${RESULT_PREFIX}${id}.${ext}`, uploadOf(file), { httpMetadata: { contentType: mime } });
   return { id, url: `${baseUrl}/files/${id}.${ext}` };

@@ -3,6 +3,7 @@ import type { Model } from "../models/catalog";
 import { resolveTaskModel } from "../models/resolve";
 import { checkTask, runModel, type SvgTask } from "../providers";
 import { PixelgateError } from "../errors";
+import { INLINE_FILE_KEYWORD } from "../http/base64-bytes";
 import { screenRequest } from "../safety";
 import { svgDataUrl } from "../svg/sanitize";
 import { promptField, seedField, seedOf, taskModelField } from "./model-fields";
@@ -35,8 +36,8 @@ interface Prepared {
 const SvgResult = z
   .object({
     svgCode: z.string().openapi({ description: "Sanitised SVG markup: no scripts, event handlers, foreignObject or external references." }),
-    dataUrl: z.string().openapi({ description: "The graphic as a data: URL usable in `src`." }),
-    imageUrl: z.string().openapi({ description: "Alias of `dataUrl`." }),
+    dataUrl: z.string().openapi({ description: "The graphic as a data: URL usable in `src`.", [INLINE_FILE_KEYWORD]: true }),
+    imageUrl: z.string().openapi({ description: "Alias of `dataUrl`.", [INLINE_FILE_KEYWORD]: true }),
     prompt: z.string(),
     style: z.string(),
     model: z.string(),
