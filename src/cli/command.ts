@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { DEFAULT_URL, PixelgateClient, settingsFromEnv } from "./client.ts";
 import { MissingKeyError, UsageError } from "./exit-codes.ts";
+import type { SaveTarget } from "./output-target.ts";
 
 // What a command is (its options, help and run function) and the context it runs in. Parsing is
 // node:util's parseArgs in strict mode, so an unknown option is a usage error, not ignored.
@@ -26,16 +27,22 @@ export interface CommandSpec {
   options: Record<string, OptionSpec>;
   /** Whether -o, --json and --idempotency-key mean something for this command. */
   output: "file" | "dir" | "none";
+  /** The result always comes inline (no hosted copy): without -o it is saved into the current folder. */
+  inlineResult?: boolean;
   billed: boolean;
   examples: string[];
   run(ctx: CommandContext): Promise<number>;
 }
 
 export interface CommandContext {
+  /** The command's name, which names the files it saves without -o. */
+  command: string;
   args: Record<string, string>;
   values: Record<string, string | boolean | string[] | undefined>;
   json: boolean;
   output: string | undefined;
+  /** Where a single command's result is saved, checked before anything is sent (saveTargetOf). */
+  saveTarget?: SaveTarget;
   idempotencyKey: string | undefined;
   /** Built on first use, so `--help` and usage errors need no key. */
   client(): PixelgateClient;
@@ -49,7 +56,7 @@ export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
 };
 
 const OUTPUT_OPTIONS: Record<string, Record<string, OptionSpec>> = {
-  file: { output: { type: "string", short: "o", value: "PATH", description: "Save the result to PATH (downloaded from the hosted URL, or decoded from the data URI; - for stdout)." } },
+  file: { output: { type: "string", short: "o", value: "PATH", description: "Save the result to PATH, or into PATH if it is a directory (downloaded from the hosted URL, or decoded from the data URI; - for stdout)." } },
   dir: { output: { type: "string", short: "o", value: "DIR", description: "Save each successful item's result into DIR." } },
   none: {},
 };
@@ -101,6 +108,7 @@ export function createContext(command: CommandSpec, argv: string[]): CommandCont
   if (json && output === "-") throw new UsageError(`${command.name}: --json and -o - both write to stdout; pick one.`);
   let client: PixelgateClient | undefined;
   return {
+    command: command.name,
     args,
     values,
     json,

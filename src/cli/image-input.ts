@@ -80,22 +80,49 @@ function localPathOf(value: string): string | undefined {
   return value;
 }
 
-async function inlineIfFile(value: unknown): Promise<unknown> {
+/** Image file names the service reads (a path ending in one of these is a path, not base64). */
+const IMAGE_EXTENSION = /\.(png|jpe?g|webp|gif|avif|hei[cf]|tiff?|bmp|svg)$/i;
+/** Raw base64 of an image: long, and nothing but base64's alphabet (a JPEG's starts with "/9j/"). */
+const RAW_BASE64 = /^[A-Za-z0-9+/]{64,}={0,2}$/;
+
+/** Whether the caller meant a file on this machine: a path's shape, not raw base64. */
+function looksLikePath(value: string, local: string): boolean {
+  if (/^file:\/\//i.test(value) || value.startsWith("~/") || IMAGE_EXTENSION.test(local)) return true;
+  if (RAW_BASE64.test(value)) return false;
+  return /^(\.{0,2}\/|[A-Za-z]:[\\/])/.test(value);
+}
+
+/** A path-like image argument that names no file here: said before anything is sent (and paid). */
+export class MissingLocalImage extends UsageError {
+  readonly param: string;
+
+  constructor(param: string, path: string, reason: string) {
+    super(`${param}: cannot read the local file ${path} (${reason}). Give the path of an existing image file, an https URL or a data URI.`);
+    this.param = param;
+  }
+}
+
+async function inlineIfFile(value: unknown, param: string): Promise<unknown> {
   if (typeof value !== "string") return value;
   const local = localPathOf(value);
   if (local === undefined) return value;
-  const info = await stat(local).catch(() => undefined);
-  // Not a file here: leave it for the service, whose error names the field.
-  return info?.isFile() ? toDataUri(await readFile(local)) : value;
+  const info = await stat(local).catch((error: NodeJS.ErrnoException) => error);
+  if (!(info instanceof Error) && info.isFile()) return toDataUri(await readFile(local));
+  // Something else (raw base64, a file name the caller did not mean as one): the service decides.
+  if (!looksLikePath(value, local)) return value;
+  throw new MissingLocalImage(param, local, info instanceof Error ? (info.code === "ENOENT" ? "no such file" : (info.code ?? info.message)) : "not a file");
 }
 
 /**
  * A copy of a tool's arguments where image fields naming existing local files carry the file as
- * a data URI. Used by `batch` and by the stdio MCP server, whose callers work on local files.
+ * a data URI; one that is shaped like a path but names no file throws MissingLocalImage. Used
+ * by `batch` and by the stdio MCP server, whose callers work on local files.
  */
-export async function inlineLocalImages(args: Record<string, unknown>): Promise<Record<string, unknown>> {
+export async function inlineLocalImages(args: Record<string, unknown>, at = ""): Promise<Record<string, unknown>> {
   const copy: Record<string, unknown> = { ...args };
-  for (const field of IMAGE_FIELDS) if (field in copy) copy[field] = await inlineIfFile(copy[field]);
-  if (Array.isArray(copy.referenceImages)) copy.referenceImages = await Promise.all(copy.referenceImages.map(inlineIfFile));
+  for (const field of IMAGE_FIELDS) if (field in copy) copy[field] = await inlineIfFile(copy[field], `${at}${field}`);
+  if (Array.isArray(copy.referenceImages)) {
+    copy.referenceImages = await Promise.all(copy.referenceImages.map((value, index) => inlineIfFile(value, `${at}referenceImages.${index}`)));
+  }
   return copy;
 }

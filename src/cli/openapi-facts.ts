@@ -18,6 +18,8 @@ export interface PathFacts {
   price: string;
   required: string[];
   fields: Record<string, FieldFacts>;
+  /** The result always carries its file inline (compress's data URI, the SVG markup): there is no hosted copy to fall back on. */
+  inlineResult: boolean;
 }
 
 export type ToolFacts = Record<string, PathFacts>;
@@ -32,10 +34,13 @@ interface Schema {
   minimum?: number;
   maximum?: number;
   anyOf?: Schema[];
+  allOf?: Schema[];
+  /** Set on result fields that carry a file inline (see the service's base64-bytes.ts). */
+  "x-inline-file"?: boolean;
 }
 
 export interface OpenApiDocument {
-  paths: Record<string, { post?: { summary?: string; requestBody?: { content?: Record<string, { schema?: Schema }> } } }>;
+  paths: Record<string, { post?: { summary?: string; requestBody?: { content?: Record<string, { schema?: Schema }> }; responses?: Record<string, { content?: Record<string, { schema?: Schema }> }> } }>;
   components?: { schemas?: Record<string, Schema> };
 }
 
@@ -56,9 +61,18 @@ export function toolFactsOf(doc: OpenApiDocument): ToolFacts {
       for (const part of merged) for (const fact of KEPT) if (part[fact] !== undefined && field[fact] === undefined) (field as Record<string, unknown>)[fact] = part[fact];
       fields[name] = field;
     }
-    facts[path] = { price: /\(([^()]*)\)\s*$/.exec(item.post?.summary ?? "")?.[1] ?? "", required: [...(body.required ?? [])].sort(), fields };
+    const answer = item.post?.responses?.["200"]?.content?.["application/json"]?.schema;
+    const inlineResult = answer ? requiresInlineFile(resolve, resolve(answer).properties?.result) : false;
+    facts[path] = { price: /\(([^()]*)\)\s*$/.exec(item.post?.summary ?? "")?.[1] ?? "", required: [...(body.required ?? [])].sort(), fields, inlineResult };
   }
   return facts;
+}
+
+/** Whether a result schema has a required field marked as carrying the file inline. */
+function requiresInlineFile(resolve: (schema: Schema) => Schema, result: Schema | undefined): boolean {
+  if (!result) return false;
+  const parts = [resolve(result), ...(resolve(result).allOf ?? []).map(resolve)];
+  return parts.some((part) => (part.required ?? []).some((name) => resolve(part.properties?.[name] ?? {})["x-inline-file"] === true));
 }
 
 /** The source of tool-facts.ts for these facts. */

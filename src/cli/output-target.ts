@@ -3,10 +3,10 @@ import { access, mkdir, open, stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import { UsageError } from "./exit-codes.ts";
 
-// -o is checked before anything is sent, so a call is never charged for a result that then has
-// nowhere to go: the directory must exist (for -o DIR of a batch: it is created) and a file must
-// be creatable there, which is tried for real (a probe file, removed at once), because
-// permission bits alone say little when running as root or on read-only mounts.
+// Where a result will be saved is checked before anything is sent, so a call is never charged
+// for a result that then has nowhere to go: the directory must exist (for -o DIR of a batch: it
+// is created) and a file must be creatable there, which is tried for real (a probe file, removed
+// at once), because permission bits alone say little when running as root or on read-only mounts.
 
 function reasonOf(error: unknown): string {
   return (error as NodeJS.ErrnoException).code ?? String(error);
@@ -25,25 +25,42 @@ async function probeDirectory(dir: string, option: string): Promise<void> {
   }
 }
 
-/** -o FILE: its directory takes new files, and an existing FILE can be overwritten. */
-export async function checkOutputFile(target: string): Promise<void> {
-  if (target === "-") return;
-  const option = `-o ${target}`;
-  await probeDirectory(path.dirname(path.resolve(target)), option);
-  // Without an extension the file gets one from the result (logo -> logo.png), unknown yet.
-  if (path.extname(target) === "") return;
-  const info = await stat(target).catch(() => null);
-  if (!info) return;
-  if (info.isDirectory()) throw new UsageError(`${option} is a directory; give a file name (or use the command's directory option). Nothing was sent.`);
-  await access(target, constants.W_OK).catch((error: unknown) => {
-    throw new UsageError(`${option}: the file cannot be overwritten (${reasonOf(error)}). Nothing was sent.`);
-  });
+/**
+ * Where a single command's result goes: `-o -` stdout, `-o DIR` (an existing directory, or a
+ * path ending in a separator) a generated name inside it, `-o FILE` that file; without -o, a
+ * generated name in the current folder when the result comes inline (it has no hosted copy),
+ * else nowhere (the summary prints the hosted URL).
+ */
+export type SaveTarget = { kind: "stdout" } | { kind: "file"; path: string } | { kind: "dir"; dir: string; generated: boolean };
+
+export async function saveTargetOf(output: string | undefined, inlineResult: boolean): Promise<SaveTarget | undefined> {
+  if (output === undefined) {
+    if (!inlineResult) return undefined;
+    const cwd = process.cwd();
+    await probeDirectory(cwd, "without -o (an inline result is saved into the current folder; give -o PATH to save it elsewhere)");
+    return { kind: "dir", dir: cwd, generated: true };
+  }
+  if (output === "-") return { kind: "stdout" };
+  const option = `-o ${output}`;
+  const info = await stat(output).catch(() => null);
+  if (info?.isDirectory() || /[\\/]$/.test(output)) {
+    await probeDirectory(path.resolve(output), option);
+    return { kind: "dir", dir: path.resolve(output), generated: false };
+  }
+  await probeDirectory(path.dirname(path.resolve(output)), option);
+  // An existing file is replaced (by renaming a finished copy over it), so it must be writable.
+  if (info) {
+    await access(output, constants.W_OK).catch((error: unknown) => {
+      throw new UsageError(`${option}: the file cannot be overwritten (${reasonOf(error)}). Nothing was sent.`);
+    });
+  }
+  return { kind: "file", path: output };
 }
 
-/** -o DIR: created when missing, then checked to take new files. */
-export async function prepareOutputDirectory(dir: string): Promise<void> {
+/** -o DIR (or the stdio server's --save-dir DIR): created when missing, then checked to take new files. */
+export async function prepareOutputDirectory(dir: string, option = `-o ${dir}`): Promise<void> {
   await mkdir(dir, { recursive: true }).catch((error: unknown) => {
-    throw new UsageError(`-o ${dir}: cannot create the directory (${reasonOf(error)}). Nothing was sent.`);
+    throw new UsageError(`${option}: cannot create the directory (${reasonOf(error)}). Nothing was sent.`);
   });
-  await probeDirectory(path.resolve(dir), `-o ${dir}`);
+  await probeDirectory(path.resolve(dir), option);
 }

@@ -11,7 +11,7 @@ import { compress, convert } from "./commands/codec-tools.ts";
 import { edit, generate, removeBg, svg, transparent, upscale } from "./commands/tools.ts";
 import { describeFailure, EXIT, exitCodeOf, UsageError } from "./exit-codes.ts";
 import { commandHelp, mainHelp } from "./help.ts";
-import { checkOutputFile, prepareOutputDirectory } from "./output-target.ts";
+import { prepareOutputDirectory, saveTargetOf } from "./output-target.ts";
 
 const COMMANDS: CommandSpec[] = [me, models, usage, generate, transparent, edit, removeBg, upscale, svg, compress, convert, batch, mcp];
 
@@ -38,7 +38,7 @@ async function main(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   // Before anything is sent (and charged): where the result goes must be writable.
-  if (ctx.output !== undefined && command.output === "file") await checkOutputFile(ctx.output);
+  if (command.output === "file") ctx.saveTarget = await saveTargetOf(ctx.output, command.inlineResult === true && !ctx.json);
   if (ctx.output !== undefined && command.output === "dir") await prepareOutputDirectory(ctx.output);
   try {
     return await command.run(ctx);

@@ -1,6 +1,8 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { mkdir, open, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { ApiError } from "./client.ts";
+import type { SaveTarget } from "./output-target.ts";
 
 // The file a tool result stands for, and how to get its bytes onto the user's disk: text-to-svg
 // carries the markup itself, compress (and /playground convert) a data URI, every other tool a
@@ -24,7 +26,8 @@ export function artefactOf(result: unknown): Artefact | undefined {
   if (typeof result !== "object" || result === null) return undefined;
   const fields = result as Record<string, unknown>;
   if (typeof fields.svgCode === "string") return { kind: "svg", svg: fields.svgCode };
-  for (const candidate of [fields.imageUrl, fields.image]) {
+  // hostedUrl: an MCP result's link, where REST answered inline (compress's data URI).
+  for (const candidate of [fields.hostedUrl, fields.imageUrl, fields.image]) {
     if (typeof candidate !== "string") continue;
     if (/^data:/i.test(candidate)) return { kind: "data", dataUri: candidate };
     if (/^https?:\/\//i.test(candidate)) return { kind: "url", url: candidate };
@@ -56,17 +59,39 @@ export async function artefactBytes(artefact: Artefact): Promise<ArtefactBytes> 
   return { bytes: Buffer.from(await response.arrayBuffer()), extension: EXTENSIONS[mediaType] ?? fromUrl ?? "bin" };
 }
 
-/** Writes the artefact to `target` (`-` is stdout) and returns where it went. */
-export async function saveArtefact(artefact: Artefact, target: string): Promise<string> {
+/**
+ * Writes `bytes` to `file` without ever leaving a part of them there: into a new file beside it
+ * first, then renamed over it (a rename within a directory replaces the old file in one step).
+ * Should the write fail (a full disk), the temporary file is removed and `file` is as it was.
+ */
+export async function writeFileAtomically(file: string, bytes: Uint8Array): Promise<void> {
+  const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}-${randomBytes(4).toString("hex")}.part`);
+  try {
+    const handle = await open(temporary, "wx");
+    try {
+      await handle.writeFile(bytes);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temporary, file);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
+}
+
+/** Writes the artefact where `target` says and returns where it went ("stdout" for -o -). */
+export async function saveArtefact(artefact: Artefact, target: SaveTarget, tool: string): Promise<string> {
+  if (target.kind === "dir") return saveArtefactInto(artefact, target.dir, stemFor(artefact, tool));
   const { bytes, extension } = await artefactBytes(artefact);
-  if (target === "-") {
+  if (target.kind === "stdout") {
     await new Promise<void>((resolve, reject) => process.stdout.write(bytes, (error) => (error ? reject(error) : resolve())));
     return "stdout";
   }
   // `-o logo` becomes logo.svg / logo.png: the extension says what the bytes are.
-  const file = path.extname(target) === "" ? `${target}.${extension}` : target;
-  await mkdir(path.dirname(path.resolve(file)), { recursive: true });
-  await writeFile(file, bytes);
+  const file = path.extname(target.path) === "" ? `${target.path}.${extension}` : target.path;
+  await writeFileAtomically(file, bytes);
   return file;
 }
 
@@ -75,7 +100,7 @@ export async function saveArtefactInto(artefact: Artefact, dir: string, stem: st
   const { bytes, extension } = await artefactBytes(artefact);
   await mkdir(dir, { recursive: true });
   const file = path.join(dir, `${stem}.${extension}`);
-  await writeFile(file, bytes);
+  await writeFileAtomically(file, bytes);
   return file;
 }
 

@@ -28,6 +28,9 @@ function details(result: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
+/** What a replayed answer (Idempotency-Key) adds to the summary. */
+export const REPLAY_NOTE = "Replayed the first answer to this Idempotency-Key: nothing was charged this time.";
+
 export function whereIs(artefact: Artefact | undefined, saved: string | undefined): string {
   if (saved) return `Saved: ${saved}`;
   if (!artefact) return "No file in the result.";
@@ -36,11 +39,18 @@ export function whereIs(artefact: Artefact | undefined, saved: string | undefine
   return `Inline result (${kilobytes(size)}): save it with -o FILE, or see it with --json.`;
 }
 
-export function toolSummary(envelope: ToolEnvelope, artefact: Artefact | undefined, saved: string | undefined): string {
+/** The credits line: what this call took, or for a replay that it took nothing. */
+export function creditsSummary(envelope: { deductedCredits: number; userCredits: number }, replayed: boolean): string {
+  if (replayed) return `Credits: nothing charged this time (a replay; the first call spent ${envelope.deductedCredits}, leaving ${envelope.userCredits}).`;
+  return `Credits: ${envelope.deductedCredits} spent, ${envelope.userCredits} left.`;
+}
+
+export function toolSummary(envelope: ToolEnvelope, artefact: Artefact | undefined, saved: string | undefined, replayed: boolean): string {
   const lines = [envelope.message];
   const extra = details(envelope.result);
   if (extra) lines.push(extra);
-  lines.push(`Credits: ${envelope.deductedCredits} spent, ${envelope.userCredits} left.`);
+  lines.push(creditsSummary(envelope, replayed));
   lines.push(whereIs(artefact, saved));
+  if (replayed) lines.push(REPLAY_NOTE);
   return lines.join("\n");
 }

@@ -1,7 +1,7 @@
 // Nothing is charged before the CLI knows it can deliver: -o must be writable and the command
 // line complete (exit 2, no call); a result that cannot be saved after a paid call is printed
 // instead (exit 8), never lost.
-import { mkdir, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { balanceOf, getJson, newKey, pngSize, runCli, tempDir, testPng } from "./support.ts";
@@ -30,12 +30,18 @@ async function refusedBeforeAnyCall(args: string[], message: RegExp, env: Record
 }
 
 describe("checked before any call (exit 2, nothing charged or logged)", () => {
-  it("-o into a directory that does not exist, under a file, or naming a directory", async () => {
+  it("-o into a directory that does not exist, or under a file", async () => {
     await refusedBeforeAnyCall(["svg", "a kite", "-o", path.join(dir, "missing", "kite.svg")], /the directory .*missing does not exist/);
     await refusedBeforeAnyCall(["compress", photo, "-o", path.join(photo, "small.webp")], /is not a directory/);
-    const folder = path.join(dir, "folder.png");
-    await mkdir(folder);
-    await refusedBeforeAnyCall(["compress", photo, "-o", folder], /is a directory/);
+    await refusedBeforeAnyCall(["compress", photo, "-o", path.join(dir, "missing") + path.sep], /the directory .*missing does not exist/);
+  });
+
+  it("an inline result without -o, in a folder that takes no files", async () => {
+    const [balance, entries] = [await balanceOf(key), await logged()];
+    const run = await runCli(["svg", "a kite"], { key, cwd: "/proc" });
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(/without -o \(an inline result is saved into the current folder; give -o PATH .*cannot create files in \/proc/);
+    expect([await balanceOf(key), await logged()]).toEqual([balance, entries]);
   });
 
   it("-o where no file can be created, whatever the permission bits say (even as root)", async () => {
@@ -58,18 +64,19 @@ describe("checked before any call (exit 2, nothing charged or logged)", () => {
 });
 
 describe("a paid result that cannot be saved is printed (exit 8)", () => {
-  // /dev/full opens for writing (so the check passes) and fails every write with ENOSPC.
-  async function fullDisk(name: string): Promise<string> {
-    const target = path.join(dir, name);
-    await symlink("/dev/full", target);
-    return target;
-  }
+  /** The directory's files, so a test sees that no partial or temporary file was left. */
+  const filesIn = async (folder: string) => (await readdir(folder)).sort();
 
-  it("a hosted result: its URL on stdout, charged once, still downloadable", async () => {
+  it("a hosted result: its URL on stdout, the existing file untouched, charged once, still downloadable", async () => {
+    const folder = await mkdtemp(path.join(dir, "full-"));
+    const target = path.join(folder, "kite.png");
+    await writeFile(target, "the picture from yesterday");
     const before = await balanceOf(key);
-    const run = await runCli(["generate", "a red kite", "-o", await fullDisk("kite.png")], { key });
+    const run = await runCli(["generate", "a red kite", "-o", target], { key, noFileSpace: true });
     expect(run.code, run.stderr).toBe(8);
-    expect(run.stderr).toMatch(/the call succeeded and was charged, but the result could not be saved .*ENOSPC/);
+    expect(run.stderr).toMatch(/the call succeeded and was charged, but the result could not be saved .*EFBIG/);
+    expect(await readFile(target, "utf8")).toBe("the picture from yesterday");
+    expect(await filesIn(folder)).toEqual(["kite.png"]);
     const url = /^URL: (\S+)$/m.exec(run.stdout)?.[1];
     expect(url, run.stdout).toBeDefined();
     const file = await fetch(url!);
@@ -79,10 +86,69 @@ describe("a paid result that cannot be saved is printed (exit 8)", () => {
   });
 
   it("an inline result: the data itself on stdout", async () => {
-    const run = await runCli(["compress", photo, "--format", "png", "-o", await fullDisk("small.png")], { key });
+    const folder = await mkdtemp(path.join(dir, "full-"));
+    const run = await runCli(["compress", photo, "--format", "png", "-o", path.join(folder, "small.png")], { key, noFileSpace: true });
     expect(run.code, run.stderr).toBe(8);
     const dataUri = run.stdout.trim();
     expect(dataUri).toMatch(/^data:image\/png;base64,/);
     expect(pngSize(Buffer.from(dataUri.split(",")[1]!, "base64"))).toMatchObject({ width: 48, height: 32 });
+    expect(await filesIn(folder)).toEqual([]);
+  });
+});
+
+describe("where results are saved", () => {
+  it("-o DIR (existing, or ending in a separator) saves into it under a generated name, never beside it", async () => {
+    const folder = path.join(dir, "folder.png");
+    await mkdir(folder);
+    const run = await runCli(["compress", photo, "--format", "png", "-o", folder], { key });
+    expect(run.code, run.stderr).toBe(0);
+    const saved = /^Saved: (\S+)$/m.exec(run.stdout)?.[1];
+    expect(path.dirname(saved!)).toBe(folder);
+    expect(path.basename(saved!)).toMatch(/^compress-.*\.png$/);
+    expect(pngSize(await readFile(saved!))).toMatchObject({ width: 48, height: 32 });
+    await expect(readFile(`${folder}.png`)).rejects.toThrow(/ENOENT/);
+    const slash = await runCli(["svg", "a kite", "-o", folder + path.sep], { key });
+    expect(/^Saved: (\S+)$/m.exec(slash.stdout)?.[1]).toMatch(new RegExp(`^${folder}/svg-.*\\.svg$`));
+  });
+
+  it("without -o, an inline result (svg, compress, batch items) is saved into the current folder and its path printed", async () => {
+    const cwd = await mkdtemp(path.join(dir, "cwd-"));
+    const svg = await runCli(["svg", "a green leaf"], { key, cwd });
+    expect(svg.code, svg.stderr).toBe(0);
+    const saved = /^Saved: (\S+)$/m.exec(svg.stdout)?.[1];
+    expect(path.dirname(saved!)).toBe(cwd);
+    expect(await readFile(saved!, "utf8")).toMatch(/^<svg[\s\S]*<\/svg>\s*$/);
+    const compress = await runCli(["compress", photo], { key, cwd });
+    expect(/^Saved: (\S+\.webp)$/m.exec(compress.stdout)?.[1]).toBeDefined();
+    // A hosted result stays a link: nothing is written without -o.
+    const generate = await runCli(["generate", "a red kite"], { key, cwd });
+    expect(generate.stdout).toMatch(/^URL: http/m);
+    const jobs = path.join(dir, "inline-jobs.json");
+    await writeFile(jobs, JSON.stringify({ requests: [{ tool: "text_to_svg", args: { prompt: "a sun" } }, { tool: "generate_image", args: { prompt: "a moon" } }] }));
+    const batch = await runCli(["batch", jobs], { key, cwd });
+    expect(batch.code, batch.stderr).toBe(0);
+    const files = (await readdir(cwd)).sort();
+    expect(files).toHaveLength(3);
+    expect(files.filter((name) => /^01-text_to_svg-.*\.svg$/.test(name))).toHaveLength(1);
+    // --json prints the result whole instead, and writes nothing.
+    await runCli(["svg", "a star", "--json"], { key, cwd });
+    expect(await readdir(cwd)).toHaveLength(3);
+  });
+
+  it("a replay says that nothing was charged (single commands and batch)", async () => {
+    const before = await balanceOf(key);
+    const cwd = await mkdtemp(path.join(dir, "replay-"));
+    const args = ["generate", "a red kite", "--seed", "5", "--idempotency-key", `cli-replay-${Date.now()}`];
+    await runCli(args, { key, cwd });
+    const again = await runCli(args, { key, cwd });
+    expect(again.stdout).toMatch(/Credits: nothing charged this time \(a replay; the first call spent 2, leaving \d+\)\./);
+    expect(again.stdout).not.toMatch(/2 spent/);
+    const jobs = path.join(cwd, "jobs.json");
+    await writeFile(jobs, JSON.stringify({ requests: [{ tool: "generate_image", args: { prompt: "a moon", seed: 1 } }] }));
+    const batchArgs = ["batch", jobs, "--idempotency-key", `cli-batch-replay-${Date.now()}`];
+    await runCli(batchArgs, { key, cwd });
+    const batchAgain = await runCli(batchArgs, { key, cwd });
+    expect(batchAgain.stdout).toMatch(/Credits: nothing charged this time/);
+    expect(await balanceOf(key)).toBe(before - 4);
   });
 });

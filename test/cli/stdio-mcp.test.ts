@@ -1,7 +1,7 @@
 // `pixelgate mcp` spawned by the MCP SDK's own StdioClientTransport, against the local server:
 // it must offer exactly the remote endpoint's tools, forward calls (billed and logged as mcp),
 // read local image paths, and save results with --save-dir.
-import { readdir, readFile, writeFile } from "node:fs/promises";
+import { readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -97,10 +97,25 @@ describe("pixelgate mcp (stdio)", () => {
 
   it("a recoverable failure comes back as an isError result, and nothing is saved", async () => {
     const files = await readdir(saveDir);
-    const result = (await local.callTool({ name: "compress_image", arguments: { image: path.join(saveDir, "missing.png") } })) as CallToolResult;
+    const result = (await local.callTool({ name: "compress_image", arguments: { image: "https://127.0.0.1/none.png" } })) as CallToolResult;
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/^Failed with \w+ \(HTTP 400\)/);
     expect(await readdir(saveDir)).toEqual(files);
+  });
+
+  it("a local image path that names no file is refused here, saying so, before anything is sent", async () => {
+    const before = await balanceOf(key);
+    const missing = path.join(path.dirname(photo), "no-such-photo.png");
+    const result = (await local.callTool({ name: "compress_image", arguments: { image: missing } })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain(`image: cannot read the local file ${missing} (no such file)`);
+    expect(result.structuredContent).toMatchObject({ error: { code: "invalid_parameter", param: "image" }, status: 400 });
+    const inBatch = (await local.callTool({
+      name: "multicall",
+      arguments: { requests: [{ tool: "text_to_svg", args: { prompt: "a sun" } }, { tool: "upscale_image", args: { image: "~/no-such-dir/a.png" } }] },
+    })) as CallToolResult;
+    expect(inBatch.structuredContent).toMatchObject({ error: { param: "requests.1.args.image" } });
+    expect(await balanceOf(key)).toBe(before);
   });
 
   it("the calls are logged with source mcp", async () => {
@@ -122,6 +137,37 @@ describe("pixelgate mcp (stdio)", () => {
     const saved = [...textOf(result).matchAll(/Saved to (\S+)/g)].map((match) => path.basename(match[1]!));
     expect(saved).toEqual([expect.stringMatching(/^01-compress_image-.*\.png$/), expect.stringMatching(/^02-text_to_svg-.*\.svg$/)]);
     expect(pngSize(await readFile(path.join(saveDir, saved[0]!)))).toMatchObject({ width: 80, height: 60 });
+  });
+
+  it("a --save-dir that stops taking files refuses billed calls before they are sent; lookups still work", async () => {
+    const dir = path.join(tempDir(), "results");
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, "mcp", "--save-dir", dir],
+      env: { PATH: process.env.PATH ?? "", PIXELGATE_URL: baseUrl(), PIXELGATE_API_KEY: key },
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "stdio-save-dir", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      await rm(dir, { recursive: true });
+      await writeFile(dir, "a file where the directory was");
+      const before = await balanceOf(key);
+      const result = (await client.callTool({ name: "text_to_svg", arguments: { prompt: "a kite" } })) as CallToolResult;
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toMatch(/^Failed with save_dir_not_writable before anything was sent \(nothing was charged\): --save-dir .*results/);
+      expect(await balanceOf(key)).toBe(before);
+      expect(((await client.callTool({ name: "get_user_info", arguments: {} })) as CallToolResult).isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a --save-dir that cannot be made is said at start (exit 2), before any call", async () => {
+    const run = await runCli(["mcp", "--save-dir", path.join(photo, "results")], { key });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/--save-dir .*: cannot create the directory/);
+    expect(run.stdout).toBe("");
   });
 
   it("without PIXELGATE_API_KEY it exits 3 with a message on stderr and nothing on stdout", async () => {

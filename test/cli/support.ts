@@ -47,13 +47,30 @@ export interface CliRun {
   stderr: string;
 }
 
+export interface CliOptions {
+  key?: string;
+  stdin?: Buffer | string;
+  cwd?: string;
+  env?: Record<string, string>;
+  /**
+   * Runs the CLI under `ulimit -f 0`: every write into a regular file fails (EFBIG), as on a
+   * full disk, while pipes (stdout, stderr) and creating empty files still work.
+   */
+  noFileSpace?: boolean;
+  /** The Node binary and the bin to run (default: this Node and the TypeScript bin). */
+  node?: string;
+  bin?: string;
+}
+
 /** Runs `node src/cli/pixelgate.ts ...args` with PIXELGATE_URL and the key, like a user's shell. */
-export function runCli(args: string[], options: { key?: string; stdin?: Buffer | string; cwd?: string; env?: Record<string, string> } = {}): Promise<CliRun> {
+export function runCli(args: string[], options: CliOptions = {}): Promise<CliRun> {
   const env: NodeJS.ProcessEnv = { ...process.env, PIXELGATE_URL: baseUrl(), ...options.env };
   if (options.key === undefined) delete env.PIXELGATE_API_KEY;
   else env.PIXELGATE_API_KEY = options.key;
+  const command = [options.node ?? process.execPath, options.bin ?? CLI, ...args];
+  const [file, ...argv] = options.noFileSpace ? ["/bin/sh", "-c", 'ulimit -f 0 && exec "$@"', "sh", ...command] : command;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(file!, argv, { cwd: options.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on("data", (chunk: Buffer) => out.push(chunk));

@@ -4,8 +4,8 @@ import type { CommandSpec } from "../command.ts";
 import { EXIT, UsageError } from "../exit-codes.ts";
 import { inlineLocalImages, readStdin } from "../image-input.ts";
 import { withProgress } from "../progress.ts";
-import { artefactOf, saveArtefactInto } from "../results.ts";
-import { printJson, whereIs } from "../summary.ts";
+import { artefactOf, saveArtefactInto, stemFor } from "../results.ts";
+import { creditsSummary, printJson, whereIs } from "../summary.ts";
 
 // `pixelgate batch FILE.json`: the POST /v1/batch body from a file or stdin, run in one request.
 // Image fields that name local files are sent as data URIs, like the single commands do.
@@ -47,14 +47,19 @@ function itemLine(item: BatchItem, index: number, outcome: SaveOutcome): string 
   return `${head}: ${data.message} (${data.deductedCredits} credit${data.deductedCredits === 1 ? "" : "s"}) ${whereIs(artefactOf(data.result), saved)}${problem}`;
 }
 
-/** Saves each success; a failed save is reported on its line (with the URL), never thrown away. */
-async function saveItems(envelope: BatchEnvelope, dir: string): Promise<SaveOutcome[]> {
+/**
+ * Saves each success into `dir` (-o DIR: as NN-tool.ext), or without -o only the inline ones
+ * into the current folder under generated names; a failed save is reported on its line (with
+ * the URL, or the inline data printed), never thrown away.
+ */
+async function saveItems(envelope: BatchEnvelope, dir: string, inlineOnly: boolean): Promise<SaveOutcome[]> {
   return Promise.all(
     envelope.results.map(async (item, index): Promise<SaveOutcome> => {
       const artefact = item.success ? artefactOf((item.data as ToolEnvelope).result) : undefined;
-      if (!artefact) return undefined;
+      if (!artefact || (inlineOnly && artefact.kind === "url")) return undefined;
+      const name = `${String(index + 1).padStart(2, "0")}-${item.tool}`;
       try {
-        return { file: await saveArtefactInto(artefact, dir, `${String(index + 1).padStart(2, "0")}-${item.tool}`) };
+        return { file: await saveArtefactInto(artefact, dir, inlineOnly ? stemFor(artefact, name) : name) };
       } catch (error) {
         return { problem: error instanceof Error ? error.message : String(error) };
       }
@@ -72,7 +77,8 @@ export const batch: CommandSpec = {
     "text_to_svg, compress_image, convert_format. - reads the body from stdin. Image fields (image,",
     "imageBase64, referenceImages) may name local files. Exit code 1 when some items failed;",
     "retry only those. -o DIR is created before the call; a result that cannot be written there",
-    "is listed with its URL (exit code 8).",
+    "is listed with its URL (exit code 8). Without -o, inline results (compress, svg) are saved into",
+    "the current folder under generated names.",
   ].join("\n"),
   positionals: ["FILE"],
   options: {},
@@ -85,21 +91,28 @@ export const batch: CommandSpec = {
   async run(ctx) {
     const body = await readBatchBody(ctx.args.FILE!);
     const requests = await Promise.all(
-      body.requests.map(async (item) => (item && typeof item.args === "object" && item.args !== null ? { ...item, args: await inlineLocalImages(item.args) } : item)),
+      body.requests.map(async (item, index) => (item && typeof item.args === "object" && item.args !== null ? { ...item, args: await inlineLocalImages(item.args, `requests.${index}.args.`) } : item)),
     );
     const envelope = await withProgress(`Running ${requests.length} items`, () =>
       ctx.client().batch({ ...body, requests }, { idempotencyKey: ctx.idempotencyKey }),
     );
-    const saved = ctx.output === undefined ? [] : await withProgress("Saving", () => saveItems(envelope, ctx.output!));
+    // Without -o, inline results (compress, SVG: no hosted copy) are kept in the current folder;
+    // --json prints them whole instead.
+    const dir = ctx.output ?? (ctx.json ? undefined : process.cwd());
+    const saved = dir === undefined ? [] : await withProgress("Saving", () => saveItems(envelope, dir, ctx.output === undefined));
     const failed = envelope.results.filter((item) => !item.success).length;
     const unsaved = saved.filter((outcome) => outcome !== undefined && "problem" in outcome).length;
     if (ctx.json) printJson(envelope);
     else {
       ctx.say(envelope.message);
       envelope.results.forEach((item, index) => ctx.say(itemLine(item, index, saved[index])));
-      ctx.say(`Credits: ${envelope.deductedCredits} spent, ${envelope.userCredits} left. ${envelope.totalLatency} in all.`);
+      ctx.say(`${creditsSummary(envelope, ctx.client().lastReplayed)} ${envelope.totalLatency} in all.`);
+      saved.forEach((outcome, index) => {
+        const artefact = outcome && "problem" in outcome ? artefactOf((envelope.results[index]!.data as ToolEnvelope).result) : undefined;
+        if (artefact && artefact.kind !== "url") ctx.say(`${String(index + 1).padStart(2)}. not saved, here it is: ${artefact.kind === "svg" ? artefact.svg : artefact.dataUri}`);
+      });
     }
-    if (unsaved > 0) process.stderr.write(`pixelgate: ${unsaved} result(s) could not be saved into ${ctx.output}; their URLs are printed above (or in --json).\n`);
+    if (unsaved > 0) process.stderr.write(`pixelgate: ${unsaved} result(s) could not be saved into ${dir}; their URLs (or inline data) are printed above (or in --json).\n`);
     return failed > 0 ? EXIT.failed : unsaved > 0 ? EXIT.notSaved : EXIT.ok;
   },
 };

@@ -1,7 +1,7 @@
 import type { CommandSpec } from "../command.ts";
 import { choiceOption, integerOption } from "../command.ts";
 import { UsageError } from "../exit-codes.ts";
-import { choicesOf, describeChoices, priced } from "../facts.ts";
+import { choicesOf, describeChoices, factsOf, priced } from "../facts.ts";
 import { resolveImageArgument } from "../image-input.ts";
 import { runTool } from "./run-tool.ts";
 import { IMAGE_HELP } from "./tools.ts";
@@ -16,13 +16,14 @@ export const compress: CommandSpec = {
   name: "compress",
   summary: priced(`Re-encode an image smaller as ${describeChoices("/v1/compress", "targetFormat")}`, "/v1/compress"),
   usage: `pixelgate compress IMAGE [--quality N] [--format ${COMPRESS_FORMATS.join("|")}] [options]`,
-  details: `The result comes back inline (no hosted copy); save it with -o. ${IMAGE_HELP}`,
+  details: `The result comes back inline (no hosted copy): without -o it is saved into the current folder under a generated name, and the path is printed. ${IMAGE_HELP}`,
   positionals: ["IMAGE"],
   options: {
     quality: { type: "string", value: "N", description: "1 to 100 (default 70)." },
     format: { type: "string", value: "F", description: `${describeChoices("/v1/compress", "targetFormat")} (jpg is read as jpeg).` },
   },
   output: "file",
+  inlineResult: factsOf("/v1/compress").inlineResult,
   billed: true,
   examples: ["pixelgate compress photo.png -o photo.webp", "pixelgate compress photo.png --format jpeg --quality 60 -o photo.jpg"],
   async run(ctx) {

@@ -1,7 +1,7 @@
 import type { CommandContext, CommandSpec, OptionSpec } from "../command.ts";
 import { choiceOption, integerOption, stringOption } from "../command.ts";
 import { UsageError } from "../exit-codes.ts";
-import { choicesOf, describeChoices, fieldOf, priced } from "../facts.ts";
+import { choicesOf, describeChoices, factsOf, fieldOf, priced } from "../facts.ts";
 import { resolveImageArgument } from "../image-input.ts";
 import { runTool } from "./run-tool.ts";
 
@@ -172,7 +172,7 @@ export const svg: CommandSpec = {
   name: "svg",
   summary: priced("Write an SVG graphic from a prompt", "/v1/text-to-svg"),
   usage: "pixelgate svg PROMPT [options]",
-  details: "With -o the markup is written as is (an .svg extension is added when the path has none).",
+  details: "With -o the markup is written as is (an .svg extension is added when the path has none); without -o it is saved into the current folder under a generated name, and the path is printed.",
   positionals: ["PROMPT"],
   options: {
     style: { type: "string", value: "S", description: "icon (default), flat, outline, line, duotone, badge, ..." },
@@ -180,6 +180,7 @@ export const svg: CommandSpec = {
     seed,
   },
   output: "file",
+  inlineResult: factsOf("/v1/text-to-svg").inlineResult,
   billed: true,
   examples: ['pixelgate svg "a green leaf" -o leaf.svg', 'pixelgate svg "a rocket" --style outline -o - > rocket.svg'],
   async run(ctx) {

@@ -33,10 +33,10 @@ export async function localArguments(args: Record<string, unknown> | undefined):
   const inlined = await inlineLocalImages(args);
   if (Array.isArray(args.requests)) {
     inlined.requests = await Promise.all(
-      args.requests.map(async (item: unknown) => {
+      args.requests.map(async (item: unknown, index: number) => {
         const entry = item as { args?: unknown } | null;
         if (!entry || typeof entry.args !== "object" || entry.args === null) return item;
-        return { ...entry, args: await inlineLocalImages(entry.args as Record<string, unknown>) };
+        return { ...entry, args: await inlineLocalImages(entry.args as Record<string, unknown>, `requests.${index}.args.`) };
       }),
     );
   }

@@ -3,6 +3,9 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { CLI_VERSION } from "../client.ts";
+import { UsageError } from "../exit-codes.ts";
+import { MissingLocalImage } from "../image-input.ts";
+import { prepareOutputDirectory } from "../output-target.ts";
 import { localArguments, localTool, saveResult } from "./local-files.ts";
 import { RemoteTools } from "./remote.ts";
 
@@ -23,6 +26,24 @@ const INSTRUCTIONS = [
   "Pixelgate image tools: generate, edit, cut out, upscale, vectorise, compress and convert images, paid in credits from one balance.",
   "Image arguments take https URLs, data URIs, or paths of local files. Call get_user_info to see the balance and list_models for model ids and prices.",
 ].join(" ");
+
+/** The free tools: they produce no file, so --save-dir does not concern them. */
+const LOOKUPS = new Set(["get_user_info", "list_models"]);
+
+/**
+ * A call this server refuses before sending it (a local image path that names no file, a
+ * --save-dir that takes no files): an isError result in the remote endpoint's failure shape.
+ */
+function localRefusal(baseUrl: string, error: UsageError): CallToolResult {
+  const param = error instanceof MissingLocalImage ? error.param : "--save-dir";
+  const code = error instanceof MissingLocalImage ? "invalid_parameter" : "save_dir_not_writable";
+  const failure = { type: "invalid_request_error", code, message: error.message, param, docs: `${baseUrl}/v1/errors${code === "invalid_parameter" ? "#invalid_parameter" : ""}` };
+  return {
+    isError: true,
+    content: [{ type: "text", text: `Failed with ${code} before anything was sent (nothing was charged): ${error.message}` }],
+    structuredContent: { message: error.message, error: failure, status: 400 },
+  };
+}
 
 async function allTools(remote: RemoteTools): Promise<Tool[]> {
   const tools: Tool[] = [];
@@ -46,9 +67,16 @@ export function createStdioServer(options: StdioServerOptions): { server: Server
 
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const { name, arguments: args } = request.params;
-    const result = (await remote.use(async (client) =>
-      client.callTool({ name, arguments: await localArguments(args) }, undefined, { timeout: CALL_TIMEOUT_MS }),
-    )) as CallToolResult;
+    let forwarded: Record<string, unknown> | undefined;
+    try {
+      // Before the call is sent (and paid): the results' directory takes files, the local images exist.
+      if (saveDir && !LOOKUPS.has(name)) await prepareOutputDirectory(saveDir, `--save-dir ${saveDir}`);
+      forwarded = await localArguments(args);
+    } catch (error) {
+      if (error instanceof UsageError) return localRefusal(options.baseUrl, error);
+      throw error;
+    }
+    const result = (await remote.use(async (client) => client.callTool({ name, arguments: forwarded }, undefined, { timeout: CALL_TIMEOUT_MS }))) as CallToolResult;
     return saveDir ? saveResult(name, result, saveDir) : result;
   });
 
@@ -56,6 +84,8 @@ export function createStdioServer(options: StdioServerOptions): { server: Server
 }
 
 export async function runStdioServer(options: StdioServerOptions): Promise<void> {
+  // A --save-dir that cannot take files is said at start (exit 2), not after a paid call.
+  if (options.saveDir) await prepareOutputDirectory(options.saveDir, `--save-dir ${options.saveDir}`);
   const { server, remote } = createStdioServer(options);
   const stop = async () => {
     await Promise.allSettled([server.close(), remote.close()]);
