@@ -70,7 +70,8 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRun
   const command = [options.node ?? process.execPath, options.bin ?? CLI, ...args];
   const [file, ...argv] = options.noFileSpace ? ["/bin/sh", "-c", 'ulimit -f 0 && exec "$@"', "sh", ...command] : command;
   return new Promise((resolve, reject) => {
-    const child = spawn(file!, argv, { cwd: options.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+    // A folder of its own by default: without -o the CLI saves inline results into the current folder.
+    const child = spawn(file!, argv, { cwd: options.cwd ?? scratchFolder(), env, stdio: ["pipe", "pipe", "pipe"] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
@@ -86,6 +87,14 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRun
 
 export function tempDir(): string {
   return mkdtempSync(path.join(os.tmpdir(), "pixelgate-cli-"));
+}
+
+let scratch: string | undefined;
+
+/** The working folder of CLI runs that name none (one per test file), never the repository. */
+function scratchFolder(): string {
+  scratch ??= tempDir();
+  return scratch;
 }
 
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
