@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// The `pixelgate` CLI (package.json "bin"): Node 22 runs this TypeScript directly, so everything
-// under src/cli imports with `.ts` extensions and uses only erasable syntax.
+// The `pixelgate` CLI. package.json's "bin" is its compiled JavaScript (dist/cli, built by
+// `npm run build:cli` on npm install), which runs on Node 20 and newer; Node 22.18+ also runs
+// this TypeScript directly (npm run pixelgate, the tests), so everything under src/cli imports
+// with `.ts` extensions and uses only erasable syntax.
 import { ApiError, CLI_VERSION } from "./client.ts";
 import type { CommandSpec } from "./command.ts";
 import { createContext } from "./command.ts";

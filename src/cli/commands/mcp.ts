@@ -18,7 +18,7 @@ export const mcp: CommandSpec = {
   billed: false,
   examples: [
     "pixelgate mcp --save-dir ./pixelgate-results",
-    "claude mcp add pixelgate --env PIXELGATE_API_KEY=pg_... -- node /path/to/pixelgate/src/cli/pixelgate.ts mcp",
+    "claude mcp add pixelgate --env PIXELGATE_API_KEY=pg_... -- node /path/to/pixelgate/dist/cli/pixelgate.js mcp",
   ],
   async run(ctx) {
     const settings = serviceSettings();
