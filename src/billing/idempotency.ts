@@ -6,9 +6,10 @@ import type { AppEnv, Env } from "../env";
 import { PixelgateError } from "../errors";
 import type { AnswerBody } from "../http/json-answer";
 import { setRateLimitHeaders } from "../http/rate-limit";
+import { replayOf, REPLAY_EXTRA_BYTES } from "./replay";
 
 // Idempotency-Key on billed POSTs: within 24 hours the same key with
-// the same body replays the first answer and charges nothing; another body is 422; a duplicate
+// the same body replays the first answer and charges nothing (the replay says so: replay.ts); another body is 422; a duplicate
 // while the first still runs is 409. Only answers given after a charge are kept, so a request
 // refused before any charge (validation, balance, safety, rate limit) can be retried as is.
 // The decision is the account's AccountLedger's (atomic, one at a time); the answer's body
@@ -150,7 +151,8 @@ function runIdempotently(c: Context<AppEnv>, next: Next, idempotencyKey: string)
         onWindow: (window) => setRateLimitHeaders(c, window),
         replay: (stored, status) => {
           c.header("Idempotency-Replayed", "true");
-          return c.body(stored.body, status as 200, { "Content-Type": "application/json", "Content-Length": String(stored.size) });
+          const length = String(stored.size + REPLAY_EXTRA_BYTES);
+          return c.body(replayOf(stored.body), status as 200, { "Content-Type": "application/json", "Content-Length": length });
         },
         run: async (claimed) => {
           c.set("idempotency", claimed);

@@ -41,7 +41,7 @@ export function whereIs(artefact: Artefact | undefined, saved: string | undefine
 
 /** The credits line: what this call took, or for a replay that it took nothing. */
 export function creditsSummary(envelope: { deductedCredits: number; userCredits: number }, replayed: boolean): string {
-  if (replayed) return `Credits: nothing charged this time (a replay; the first call spent ${envelope.deductedCredits}, leaving ${envelope.userCredits}).`;
+  if (replayed) return `Credits: nothing charged this time (a replay of the first answer; the balance was ${envelope.userCredits} after it).`;
   return `Credits: ${envelope.deductedCredits} spent, ${envelope.userCredits} left.`;
 }
 

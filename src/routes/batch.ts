@@ -14,7 +14,7 @@ import { setRateLimitHeaders } from "../http/rate-limit";
 import { validationError } from "../http/validation";
 import { API_KEY_SECURITY, errorResponses, jsonOk } from "../schemas/common";
 import type { AnyTool, Family } from "../tools/types";
-import { BILLED_CALL_ERRORS, IDEMPOTENCY_ERRORS, IdempotencyHeaders, sourceOf } from "./tools";
+import { BILLED_CALL_ERRORS, IDEMPOTENCY_ERRORS, IdempotencyHeaders, ReplayedField, sourceOf } from "./tools";
 
 // POST /v1/batch and /playground/multicall: several tool calls in one request. Both
 // answer the multicall shape; /v1/batch's items are the same `{tool, status, success, data}`
@@ -38,6 +38,7 @@ const BatchResponse = z
     deductedCredits: z.number().int().openapi({ description: "Credits this batch took, net of the refunds of items whose provider failed." }),
     userCredits: z.number().int(),
     results: z.array(BatchItemResult),
+    replayed: ReplayedField,
   })
   .openapi("BatchResponse");
 

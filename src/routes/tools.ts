@@ -67,6 +67,7 @@ function responseSchema(tool: AnyTool, family: Family) {
       message: z.string(),
       ...credits,
       result: z.intersection(tool.result(family), z.object(credits)),
+      replayed: ReplayedField,
     })
     .openapi(`${pascal(tool.name)}${family === "v1" ? "" : "Playground"}Response`);
 }
@@ -99,6 +100,12 @@ function mountTool(app: OpenAPIHono<AppEnv>, tool: AnyTool, family: Family): voi
     },
   );
 }
+
+/** Set only on an Idempotency-Key replay, whose body the ledger's replay rewrites (billing/replay.ts). */
+export const ReplayedField = z
+  .literal(true)
+  .optional()
+  .openapi({ description: "Only on an Idempotency-Key replay: nothing was charged by it, and every `deductedCredits` in the body is 0." });
 
 /** What every billed POST declares: the optional Idempotency-Key header. */
 export const IdempotencyHeaders = z.object({

@@ -141,8 +141,9 @@ describe("where results are saved", () => {
     const args = ["generate", "a red kite", "--seed", "5", "--idempotency-key", `cli-replay-${Date.now()}`];
     await runCli(args, { key, cwd });
     const again = await runCli(args, { key, cwd });
-    expect(again.stdout).toMatch(/Credits: nothing charged this time \(a replay; the first call spent 2, leaving \d+\)\./);
+    expect(again.stdout).toMatch(/Credits: nothing charged this time \(a replay of the first answer; the balance was \d+ after it\)\./);
     expect(again.stdout).not.toMatch(/2 spent/);
+    expect(JSON.parse((await runCli([...args, "--json"], { key, cwd })).stdout)).toMatchObject({ replayed: true, deductedCredits: 0 });
     const jobs = path.join(cwd, "jobs.json");
     await writeFile(jobs, JSON.stringify({ requests: [{ tool: "generate_image", args: { prompt: "a moon", seed: 1 } }] }));
     const batchArgs = ["batch", jobs, "--idempotency-key", `cli-batch-replay-${Date.now()}`];

@@ -53,4 +53,22 @@ export async function balanceOf(accountId: string): Promise<number> {
   return (await env.LEDGER.getByName(accountId).snapshot()).balance;
 }
 
+/**
+ * What an Idempotency-Key replay of `first` (a JSON answer's text) must say: the same answer,
+ * marked `replayed`, with every `deductedCredits` 0, as nothing was charged by the replay.
+ */
+export function expectedReplay(first: string): unknown {
+  const zeroed = JSON.parse(first, (key, value: unknown) => (key === "deductedCredits" ? 0 : value)) as Record<string, unknown>;
+  return { replayed: true, ...zeroed };
+}
+
+/** Checks a replay's body against the first answer's text, its Content-Length included. */
+export async function expectReplayOf(replay: Response, first: string): Promise<void> {
+  expect(replay.headers.get("Idempotency-Replayed")).toBe("true");
+  const text = await replay.text();
+  expect(new TextEncoder().encode(text).byteLength).toBe(Number(replay.headers.get("Content-Length")));
+  expect(text.startsWith('{"replayed":true,')).toBe(true);
+  expect(JSON.parse(text)).toEqual(expectedReplay(first));
+}
+
 export { usageRows, type LogRow } from "./usage-log";
