@@ -45,7 +45,7 @@ async function providerStage(id: string, env: Env): Promise<Response> {
   const output = await runModel(caller, call.model, call.task);
   let last: ModelOutput = output;
   if (call.cutoutModel && output.kind === "image") {
-    last = await runModel(caller, call.cutoutModel, { kind: "remove_bg", image: output, seed: 0 });
+    last = await runModel(caller, call.cutoutModel, { kind: "remove_bg", image: output });
   }
   return Response.json({ bytes: last.kind === "image" ? last.bytes.length : last.markup.length });
 }

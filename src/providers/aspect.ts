@@ -44,3 +44,17 @@ export function megapixelSize(ratio: AspectRatio, bounds: { multiple: number; mi
   const side = (length: number) => Math.min(bounds.max, Math.max(bounds.min, Math.round(length / bounds.multiple) * bounds.multiple));
   return { width: side(Math.sqrt(MEGAPIXEL * r)), height: side(Math.sqrt(MEGAPIXEL / r)) };
 }
+
+/** Results within this much of the requested ratio are said to have it (upstreams round sizes to their multiples). */
+const SAME_RATIO_TOLERANCE = 0.01;
+
+/**
+ * The aspect ratio an image of `width` x `height` has, as a label: the requested one when the
+ * image keeps it (to rounding), else the size's own ratio in lowest terms (1024x576 is "16:9").
+ */
+export function aspectLabelOf(width: number, height: number, requested?: AspectRatio): string {
+  if (requested && Math.abs((width / height) * (requested.height / requested.width) - 1) <= SAME_RATIO_TOLERANCE) return requested.label;
+  const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+  const divisor = gcd(width, height);
+  return `${width / divisor}:${height / divisor}`;
+}

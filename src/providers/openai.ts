@@ -32,6 +32,7 @@ const REMOVE_BACKGROUND_PROMPT =
 
 export const openaiProvider: ImageProvider = {
   name: "openai",
+  seeded: [], // the Images API has no seed parameter
   check(task, model) {
     if (task.kind === "upscale" || task.kind === "svg") {
       throw new PixelgateError("invalid_parameter", `${model.name} (OpenAI Images API) cannot do ${task.kind === "svg" ? "SVG" : "exact upscaling"}; choose another model.`, {

@@ -37,6 +37,7 @@ interface Prediction {
 
 export const replicateProvider: ImageProvider = {
   name: "replicate",
+  seeded: ["generate", "edit"], // the FLUX models' `seed`; the cut-out, upscaler and SVG model take none
   check(task, model) {
     knownReplicateModel(model.upstreamModel)?.check?.(task, model.name);
   },

@@ -5,7 +5,7 @@ import { PixelgateError } from "../errors";
 import type { Model } from "../models/catalog";
 import { sanitizeSvg } from "../svg/sanitize";
 import { providerOf } from "./registry";
-import type { ProviderOutput, ProviderTask } from "./types";
+import type { ProviderOutput, ProviderTask, SeededKind } from "./types";
 
 // Calling a model: the adapter chosen by the row, under the upstream time limit, and its answer
 // turned into something the tools can store. What an upstream sends is checked here, once: an
@@ -26,6 +26,11 @@ export type ModelOutput = ImageOutput | { kind: "svg"; markup: string; costUsd?:
 /** The pre-charge check of the model's provider (free 4xx). */
 export function checkTask(task: ProviderTask, model: Model): void {
   providerOf(model.provider).check?.(task, model);
+}
+
+/** `{ seed }` when the model's provider uses the seed for this kind of task, else nothing: a result reports only a seed that was used. */
+export function seedUsed(model: Model, task: { kind: SeededKind; seed: number }): { seed?: number } {
+  return providerOf(model.provider).seeded.includes(task.kind) ? { seed: task.seed } : {};
 }
 
 /** What runModel needs of the call it serves (a ToolContext has both). */

@@ -44,7 +44,6 @@ export interface EditTask {
 export interface RemoveBackgroundTask {
   kind: "remove_bg";
   image: TaskImage;
-  seed: number;
 }
 
 export type ScaleFactor = 2 | 4 | 8;
@@ -53,7 +52,6 @@ export interface UpscaleTask {
   kind: "upscale";
   image: TaskImage;
   factor: ScaleFactor;
-  seed: number;
 }
 
 export interface SvgTask {
@@ -64,6 +62,8 @@ export interface SvgTask {
 }
 
 export type ProviderTask = GenerateTask | EditTask | RemoveBackgroundTask | UpscaleTask | SvgTask;
+/** The tasks that carry a seed. */
+export type SeededKind = (GenerateTask | EditTask | SvgTask)["kind"];
 export type TaskKind = ProviderTask["kind"];
 
 /**
@@ -92,6 +92,8 @@ export interface ProviderCall {
 
 export interface ImageProvider {
   readonly name: ModelProvider;
+  /** The kinds of task whose result depends on the seed sent: only their answers report one. */
+  readonly seeded: readonly SeededKind[];
   /**
    * Refuses, before any credit is taken, a task this provider cannot do for this model (an edit
    * instruction the local editor does not know, an upscale whose output would be too large).

@@ -43,6 +43,7 @@ type AiRun = (model: string, inputs: object) => Promise<unknown>;
 
 export const workersAiProvider: ImageProvider = {
   name: "workers-ai",
+  seeded: ["generate", "edit"],
   check(task, model) {
     const refuse = (message: string, param: string) => {
       throw new PixelgateError("invalid_parameter", `${model.name} ${message}; choose another model.`, { param });

@@ -2,8 +2,8 @@ import { z } from "@hono/zod-openapi";
 import { PixelgateError } from "../errors";
 import type { Model } from "../models/catalog";
 import { modelCost, resolveImageModel } from "../models/resolve";
-import { parseAspectRatio } from "../providers/aspect";
-import { checkTask, runModel, type EditTask } from "../providers";
+import { aspectLabelOf, parseAspectRatio } from "../providers/aspect";
+import { checkTask, runModel, seedUsed, type EditTask } from "../providers";
 import { SUPPORTED_EDITS } from "../providers/local/edit";
 import { screenRequest } from "../safety";
 import { aspectRatioField, imageAliasField, imageField, modelField, optionalPromptField, responseFormatField, seedField, seedOf, type ResponseFormat } from "./model-fields";
@@ -52,7 +52,7 @@ const EditResult = z
     ...imageResultFields,
     prompt: z.string(),
     action: z.enum(EDIT_ACTIONS),
-    aspectRatio: z.string(),
+    aspectRatio: z.string().openapi({ description: "The result's aspect ratio: the one asked for when the result has it, else its own (1024x576 is `16:9`)." }),
     hasInputImage: z.literal(true),
     referenceImagesCount: z.number().int(),
   })
@@ -100,8 +100,9 @@ export const editImage = defineTool({
         prompt: task.prompt,
         action: task.action,
         model: model.modelId,
-        seed: task.seed,
-        aspectRatio: task.aspectRatio.label,
+        ...seedUsed(model, task),
+        // The result's shape: a model may keep the input's instead of the one asked for.
+        aspectRatio: aspectLabelOf(image.width, image.height, task.aspectRatio),
         hasInputImage: true as const,
         referenceImagesCount: 1,
         ...timing(ctx, image.costUsd),

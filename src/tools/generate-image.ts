@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { modelCost, resolveImageModel } from "../models/resolve";
-import { parseAspectRatio } from "../providers/aspect";
-import { checkTask, runModel, type GenerateTask, type ImageOutput } from "../providers";
+import { aspectLabelOf, parseAspectRatio } from "../providers/aspect";
+import { checkTask, runModel, seedUsed, type GenerateTask, type ImageOutput } from "../providers";
 import { expectImage } from "./model-output";
 import type { Model } from "../models/catalog";
 import { screenRequest } from "../safety";
@@ -55,8 +55,8 @@ export function generationFields(prepared: PreparedGeneration, ctx: ToolContext,
   return {
     prompt: task.prompt,
     model: model.modelId,
-    seed: task.seed,
-    aspectRatio: task.aspectRatio.label,
+    ...seedUsed(model, task),
+    aspectRatio: aspectLabelOf(image.width, image.height, task.aspectRatio),
     style: style ?? "",
     hasInputImage: task.references.length > 0,
     referenceImagesCount: task.references.length,
@@ -69,7 +69,7 @@ const GenerateResult = z
     ...imageResultFields,
     prompt: z.string(),
     action: z.literal("generate"),
-    aspectRatio: z.string(),
+    aspectRatio: z.string().openapi({ description: "The result's aspect ratio: the one asked for when the result has it, else its own (some models keep a fixed size)." }),
     style: z.string().openapi({ description: "Echo of `style` (empty when none was sent)." }),
     hasInputImage: z.boolean(),
     referenceImagesCount: z.number().int(),

@@ -39,7 +39,7 @@ const TransparentResult = z
 
 async function cutOut(render: ImageOutput, prepared: Prepared, ctx: ToolContext): Promise<ImageOutput | null> {
   try {
-    const output = await runModel(ctx, prepared.cutoutModel, { kind: "remove_bg", image: render, seed: prepared.task.seed });
+    const output = await runModel(ctx, prepared.cutoutModel, { kind: "remove_bg", image: render });
     return expectImage(output, prepared.cutoutModel);
   } catch {
     return null; // the call still succeeds, with the render

@@ -56,7 +56,7 @@ export const seedField = z
   .min(0)
   .max(4_294_967_295)
   .nullish()
-  .openapi({ description: "Makes a result reproducible on models that take a seed. Omitted: a random one; the seed used is always returned." });
+  .openapi({ description: "Makes a result reproducible on models that take a seed. Omitted: a random one. The answer reports the seed when the model used one." });
 
 export const responseFormatField = z
   .enum(["url", "b64_json"])

@@ -41,7 +41,7 @@ export const imageResultFields = {
   b64_json: base64Field("Base64 of the image; only with `responseFormat: b64_json`.").optional(),
   imageBase64: base64Field("Same payload as `b64_json`.").optional(),
   model: z.string().openapi({ description: "The model that served the request." }),
-  seed: z.number().int().openapi({ description: "The seed used." }),
+  seed: z.number().int().optional().openapi({ description: "The seed the model used; absent when the model takes none (its result does not depend on one)." }),
   latency: z.string().openapi({ example: "1.42s" }),
   cost: z.string().openapi({ description: "Provider cost in dollars.", example: "$0.00" }),
 };

@@ -3,7 +3,7 @@ import type { Model } from "../models/catalog";
 import { resolveTaskModel } from "../models/resolve";
 import { checkTask, runModel, type RemoveBackgroundTask } from "../providers";
 import { screenRequest } from "../safety";
-import { imageAliasField, imageField, optionalPromptField, responseFormatField, seedOf, type ResponseFormat, taskModelField } from "./model-fields";
+import { imageAliasField, imageField, optionalPromptField, responseFormatField, type ResponseFormat, taskModelField } from "./model-fields";
 import { expectImage, imageResultFields, storeImage, timing } from "./model-output";
 import { IMAGE_INPUT_ERRORS, sourceImageOf } from "./source-image";
 import { requestBody } from "./request-body";
@@ -56,7 +56,7 @@ export const removeBackground = defineTool({
   async prepare(input: RemoveBackgroundInput, ctx): Promise<Prepared> {
     await screenRequest(ctx.env, [{ param: "prompt", text: input.prompt }]);
     const model = await resolveTaskModel(ctx.env, "remove_bg", input.model ?? undefined);
-    const task: RemoveBackgroundTask = { kind: "remove_bg", image: await sourceImageOf(input, ctx), seed: seedOf(undefined) };
+    const task: RemoveBackgroundTask = { kind: "remove_bg", image: await sourceImageOf(input, ctx), };
     checkTask(task, model);
     return { task, model, note: input.prompt ?? "", responseFormat: input.responseFormat };
   },
@@ -73,7 +73,6 @@ export const removeBackground = defineTool({
         action: "remove_bg" as const,
         hasInputImage: true as const,
         model: model.modelId,
-        seed: task.seed,
         ...timing(ctx, image.costUsd),
       },
     };

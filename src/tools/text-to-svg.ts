@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Model } from "../models/catalog";
 import { resolveTaskModel } from "../models/resolve";
-import { checkTask, runModel, type SvgTask } from "../providers";
+import { checkTask, runModel, seedUsed, type SvgTask } from "../providers";
 import { PixelgateError } from "../errors";
 import { INLINE_FILE_KEYWORD } from "../http/base64-bytes";
 import { screenRequest } from "../safety";
@@ -41,7 +41,7 @@ const SvgResult = z
     prompt: z.string(),
     style: z.string(),
     model: z.string(),
-    seed: z.number().int(),
+    seed: z.number().int().optional().openapi({ description: "The seed the model used; absent when the model takes none." }),
     latency: z.string(),
     cost: z.string(),
   })
@@ -80,7 +80,7 @@ export const textToSvg = defineTool({
         prompt: task.prompt,
         style: task.style,
         model: model.modelId,
-        seed: task.seed,
+        ...seedUsed(model, task),
         ...timing(ctx, output.costUsd),
       },
     };

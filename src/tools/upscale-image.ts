@@ -3,7 +3,7 @@ import { PixelgateError } from "../errors";
 import type { Model } from "../models/catalog";
 import { resolveTaskModel } from "../models/resolve";
 import { checkTask, runModel, type ScaleFactor, type UpscaleTask } from "../providers";
-import { imageAliasField, imageField, responseFormatField, seedOf, type ResponseFormat, taskModelField } from "./model-fields";
+import { imageAliasField, imageField, responseFormatField, type ResponseFormat, taskModelField } from "./model-fields";
 import { expectImage, imageResultFields, storeImage, timing } from "./model-output";
 import { IMAGE_INPUT_ERRORS, sourceImageOf } from "./source-image";
 import { requestBody } from "./request-body";
@@ -70,7 +70,7 @@ export const upscaleImage = defineTool({
   async prepare(input: UpscaleInput, ctx): Promise<Prepared> {
     const model = await resolveTaskModel(ctx.env, "upscale", input.model ?? undefined);
     const factor = Number.parseInt(scaleOf(input), 10) as ScaleFactor;
-    const task: UpscaleTask = { kind: "upscale", image: await sourceImageOf(input, ctx), factor, seed: seedOf(undefined) };
+    const task: UpscaleTask = { kind: "upscale", image: await sourceImageOf(input, ctx), factor };
     checkTask(task, model);
     return { task, model, responseFormat: input.responseFormat };
   },
@@ -89,7 +89,6 @@ export const upscaleImage = defineTool({
         width: image.width,
         height: image.height,
         model: model.modelId,
-        seed: task.seed,
         ...timing(ctx, image.costUsd),
       },
     };

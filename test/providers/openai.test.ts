@@ -49,7 +49,7 @@ describe("openai adapter: success", () => {
 
   it("asks for a transparent background for remove_bg (task and edit action) and gets a cut-out", async () => {
     const image = await pngInput(64, 64);
-    const cutout = await decodedOutput(await run(M.ok, { kind: "remove_bg", image, seed: 3 }));
+    const cutout = await decodedOutput(await run(M.ok, { kind: "remove_bg", image }));
     expect(recordOf(cutout.bytes)).toMatchObject({ endpoint: "images/edits", background: "transparent", imageCount: 1 });
     expect(alphaAt(cutout.image, 0, 0)).toBe(0);
     expect(alphaAt(cutout.image, 512, 512)).toBe(255);
@@ -76,7 +76,7 @@ describe("openai adapter: success", () => {
 describe("openai adapter: refusals and failures", () => {
   it("refuses upscale and svg before any charge", () => {
     expect(() => openaiProvider.check!({ kind: "svg", prompt: "a cat", style: "icon", seed: 1 }, model(M.ok))).toThrow(/cannot do SVG/);
-    expect(() => openaiProvider.check!({ kind: "upscale", image: { bytes: new Uint8Array(1), format: "png", width: 1, height: 1 }, factor: 2, seed: 1 }, model(M.ok))).toThrow(/upscal/);
+    expect(() => openaiProvider.check!({ kind: "upscale", image: { bytes: new Uint8Array(1), format: "png", width: 1, height: 1 }, factor: 2 }, model(M.ok))).toThrow(/upscal/);
   });
 
   it("reports a 4xx with the provider's message", async () => {

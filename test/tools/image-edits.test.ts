@@ -29,7 +29,9 @@ describe.each(["v1", "playground"])("/%s family", (family) => {
     const { account, response, body } = await post(at("edit"), { image, prompt: "rotate 90 degrees clockwise and make it grayscale" });
     expect(response.status).toBe(200);
     expect(body).toMatchObject({ deductedCredits: 2, userCredits: 98 });
-    expect(body.result).toMatchObject({ action: "edit", hasInputImage: true, referenceImagesCount: 1, model: "local-draw-v1", aspectRatio: "1:1" });
+    // The result's shape (rotated 40x30 is 30x40), not the 1:1 the request defaulted to; the local editor takes no seed.
+    expect(body.result).toMatchObject({ action: "edit", hasInputImage: true, referenceImagesCount: 1, model: "local-draw-v1", aspectRatio: "3:4" });
+    expect(body.result).not.toHaveProperty("seed");
     const edited = await hostedImage(body);
     expect([edited.width, edited.height]).toEqual([30, 40]);
     const centre = (20 * 30 + 15) * 4;
@@ -71,8 +73,9 @@ describe.each(["v1", "playground"])("/%s family", (family) => {
     expect(response.status).toBe(200);
     expect(body).toMatchObject({ deductedCredits: 8, userCredits: 92 });
     expect(body.result).toMatchObject({ action: "remove_bg", hasInputImage: true, model: LOCAL_CUTOUT, prompt: "product shot", cost: "$0.00" });
+    // No seed: a cut-out uses none.
     expect(Object.keys(body.result).sort()).toEqual(
-      ["imageUrl", "prompt", "action", "hasInputImage", "model", "seed", "latency", "cost", "deductedCredits", "userCredits"].sort(),
+      ["imageUrl", "prompt", "action", "hasInputImage", "model", "latency", "cost", "deductedCredits", "userCredits"].sort(),
     );
     const cut = await hostedImage(body);
     expect([cut.width, cut.height]).toEqual([96, 64]);
@@ -99,6 +102,7 @@ describe.each(["v1", "playground"])("/%s family", (family) => {
       const upscaled = await hostedImage(body);
       expect([upscaled.width, upscaled.height]).toEqual([20 * factor, 12 * factor]);
       expect(body.result).toMatchObject({ width: 20 * factor, height: 12 * factor });
+      expect(body.result).not.toHaveProperty("seed"); // an upscale uses none
     }
   });
 

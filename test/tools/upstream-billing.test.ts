@@ -41,8 +41,10 @@ describe.each(PROVIDERS)("generate through %s", (provider, scenarios) => {
     expect(outcome.status).toBe(200);
     expect(outcome.balance).toBe(100 - COST);
     expect(outcome.log).toMatchObject({ status_code: 200, credits_deducted: COST, credits_refunded: 0 });
-    const result = outcome.body.result as { imageUrl: string; model: string };
+    const result = outcome.body.result as { imageUrl: string; model: string; seed?: number };
     expect(result.model).toMatch(/^test-/);
+    // A seed is reported only where it was sent: OpenAI's Images API takes none.
+    expect(result.seed === undefined, provider).toBe(provider === "openai");
     const { format, image } = await decodeAny(await fetchHosted(result.imageUrl, "image/png"));
     expect(format).toBe("png");
     expect(image.width).toBeGreaterThan(0);

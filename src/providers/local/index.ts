@@ -31,6 +31,8 @@ function planFor(task: Extract<ProviderTask, { kind: "edit" }>): EditPlan {
 
 export const localProvider: ImageProvider = {
   name: "local",
+  // The renderer and the SVG composer draw from the seed; the editor, cut-out and upscaler are deterministic image processing.
+  seeded: ["generate", "svg"],
 
   check(task) {
     switch (task.kind) {
