@@ -37,7 +37,11 @@ const CLOSED_KEY = "closed";
 const REVOKED_KEY_PREFIX = "revoked:";
 
 /** The statuses the ledger's own refusals are answered with (errors.ts says the same). */
-const REFUSAL_STATUS = { rate_limited: 429, insufficient_credits: 400 } as const;
+/** How the ledger's own refusals are logged: the status and error code the worker answers them with. */
+const REFUSAL = {
+  rate_limited: { statusCode: 429, errorCode: "rate_limit_exceeded" },
+  insufficient_credits: { statusCode: 400, errorCode: "insufficient_credits" },
+} as const;
 
 export class AccountLedger extends DurableObject<Env> {
   private balance = 0;
@@ -86,7 +90,7 @@ export class AccountLedger extends DurableObject<Env> {
     if (this.closed) return { ok: false, reason: "account_closed", ...this.snapshotOf(window, now) };
     if (this.revoked.has(request.keyId)) return { ok: false, reason: "key_revoked", ...this.snapshotOf(window, now) };
     if (window.length + request.slots > WINDOW_LIMIT) {
-      if (usage) this.usage.write(usage.onRefusal, { statusCode: REFUSAL_STATUS.rate_limited, charged: 0, refunded: 0 });
+      if (usage) this.usage.write(usage.onRefusal, { ...REFUSAL.rate_limited, charged: 0, refunded: 0 });
       const oldestToLeave = window[window.length + request.slots - WINDOW_LIMIT - 1]!;
       return {
         ok: false,
@@ -97,7 +101,7 @@ export class AccountLedger extends DurableObject<Env> {
     }
     for (let i = 0; i < request.slots; i++) window.push(now);
     if (request.credits > this.balance) {
-      if (usage) this.usage.write(usage.onRefusal, { statusCode: REFUSAL_STATUS.insufficient_credits, charged: 0, refunded: 0 });
+      if (usage) this.usage.write(usage.onRefusal, { ...REFUSAL.insufficient_credits, charged: 0, refunded: 0 });
       return { ok: false, reason: "insufficient_credits", required: request.credits, ...this.snapshotOf(window, now) };
     }
     if (request.credits > 0) this.setBalance(this.balance - request.credits);
@@ -108,7 +112,7 @@ export class AccountLedger extends DurableObject<Env> {
         this.holds.open({ draft, credits, deadline, idempotency: idempotency ?? null });
       }
       if (usage.holds.length > 0) this.wakeups.request(deadline);
-      for (const { statusCode, ...draft } of usage.refused) this.usage.write(draft, { statusCode, charged: 0, refunded: 0 });
+      for (const { statusCode, errorCode, ...draft } of usage.refused) this.usage.write(draft, { statusCode, errorCode, charged: 0, refunded: 0 });
     }
     return { ok: true, ...this.snapshotOf(window, now) };
   }
@@ -122,7 +126,7 @@ export class AccountLedger extends DurableObject<Env> {
     if (!hold) return { settled: false, balance: this.balance, refunded: 0 };
     const refunded = Math.min(hold.credits, Math.max(0, Math.trunc(outcome.refundCredits)));
     if (refunded > 0) this.setBalance(this.balance + refunded);
-    this.usage.write(hold.draft, { statusCode: outcome.statusCode, charged: hold.credits, refunded, latencyMs: outcome.latencyMs });
+    this.usage.write(hold.draft, { statusCode: outcome.statusCode, errorCode: outcome.errorCode ?? null, charged: hold.credits, refunded, latencyMs: outcome.latencyMs });
     return { settled: true, balance: this.balance, refunded };
   }
 
@@ -162,7 +166,7 @@ export class AccountLedger extends DurableObject<Env> {
     book: (event, tool, product, note, granted, removed) => {
       this.setBalance(this.balance + granted - removed);
       const draft = { id: `log_${event.eventId}`, requestId: event.eventId, keyPrefix: "", tool, source: "stripe" as const, model: product, prompt: note, startedAt: this.now() };
-      this.usage.write(draft, { statusCode: 200, charged: removed, refunded: 0, granted, latencyMs: 0 });
+      this.usage.write(draft, { statusCode: 200, errorCode: null, charged: removed, refunded: 0, granted, latencyMs: 0 });
     },
   };
 
@@ -254,7 +258,7 @@ export class AccountLedger extends DurableObject<Env> {
    */
   private settleInterrupted(hold: Hold): void {
     if (hold.credits > 0) this.setBalance(this.balance + hold.credits);
-    this.usage.write(hold.draft, { statusCode: 500, charged: hold.credits, refunded: hold.credits, interrupted: true });
+    this.usage.write(hold.draft, { statusCode: 500, errorCode: "internal_error", charged: hold.credits, refunded: hold.credits, interrupted: true });
     if (hold.idempotency) this.idempotency.abandon(hold.idempotency.key, hold.idempotency.fingerprint);
   }
 

@@ -25,6 +25,8 @@ export interface HoldRequest extends EntryDraft {
 /** A call refused before any charge: logged free, with the status it was answered with. */
 export interface RefusedCall extends EntryDraft {
   statusCode: number;
+  /** The error code it was answered with. */
+  errorCode: string;
 }
 
 export interface ReserveRequest {
@@ -54,6 +56,8 @@ export type ReserveOutcome =
 /** How a call that ran ended, as its worker reports it. */
 export interface CallOutcome {
   statusCode: number;
+  /** The error code of a failed call; absent or null when it succeeded. */
+  errorCode?: string | null;
   /** Credits to give back: all of them for a provider failure, part for a failed paid stage. */
   refundCredits: number;
   latencyMs: number;

@@ -28,6 +28,8 @@ const RETRY_AFTER_MS = 5_000;
 
 export interface EntryOutcome {
   statusCode: number;
+  /** The error code of a failure; null for a success. */
+  errorCode: string | null;
   charged: number;
   refunded: number;
   /** Credits the entry added to the balance (a Stripe purchase). */
@@ -57,6 +59,7 @@ export class UsageSender {
       ...described,
       accountId: this.accountId,
       statusCode: outcome.statusCode,
+      errorCode: outcome.errorCode,
       latencyMs: Math.max(0, Math.round(outcome.latencyMs ?? now - startedAt)),
       creditsDeducted: outcome.charged,
       creditsRefunded: outcome.refunded,

@@ -5,7 +5,7 @@ import { PixelgateError } from "../errors";
 import { validationError } from "../http/validation";
 import type { AnyTool, ToolContext } from "../tools/types";
 import { formatLatency, type EntryDraft } from "../usage/log";
-import { acceptedOrThrow, entryDraftOf, executeCall, holdOf, prepareCall, statusOf, summaryOf, type BilledCall, type BilledResult, type PreparedCall } from "./billed-call";
+import { acceptedOrThrow, entryDraftOf, errorCodeOf, executeCall, holdOf, prepareCall, statusOf, summaryOf, type BilledCall, type BilledResult, type PreparedCall } from "./billed-call";
 
 // A batch: every item is validated and prepared first, in parallel; the prepared
 // items' prices are reserved once, together with one rate-limit slot per item, in one atomic
@@ -80,7 +80,7 @@ export async function runBatch(batch: BatchCall): Promise<BatchResult> {
     credits: total,
     usage: {
       holds: ready.map(holdOf),
-      refused: readiness.flatMap((item) => ("failed" in item ? [{ ...item.entry, statusCode: item.failed.status }] : [])),
+      refused: readiness.flatMap((item) => ("failed" in item ? [{ ...item.entry, statusCode: item.failed.status, errorCode: errorCodeOf(item.failed.body) }] : [])),
       onRefusal: batchEntryDraft(batch),
     },
   });

@@ -61,6 +61,11 @@ export function statusOf(error: unknown): number {
   return error instanceof PixelgateError ? ERROR_CATALOG[error.code].status : 500;
 }
 
+/** The error code a failure is answered with (anything unexpected is internal_error). */
+export function errorCodeOf(error: unknown): string {
+  return error instanceof PixelgateError ? error.code : "internal_error";
+}
+
 export function summaryOf(tool: AnyTool, input: unknown, prepared?: unknown): CallSummary {
   try {
     return tool.summarize(input, prepared);
@@ -117,7 +122,7 @@ export async function rejectRequest(call: Pick<BilledCall, "ctx" | "key" | "onWi
     keyId: call.key.id,
     slots: 1,
     credits: 0,
-    usage: { holds: [], refused: [{ ...entry, statusCode: statusOf(error) }], onRefusal: entry },
+    usage: { holds: [], refused: [{ ...entry, statusCode: statusOf(error), errorCode: errorCodeOf(error) }], onRefusal: entry },
   });
   call.onWindow?.(outcome.window);
   return refusalOf(outcome) ?? error;
@@ -141,8 +146,8 @@ export async function prepareCall(call: BilledCall): Promise<PreparedCall> {
 export async function executeCall(ready: PreparedCall, balance: number): Promise<Settled> {
   const { tool, ctx } = ready.call;
   const ledger = ledgerOf(ctx.env, ctx.account.id);
-  const settle = (statusCode: number, refundCredits: number) =>
-    ledger.settle(ready.entry.id, { statusCode, refundCredits, latencyMs: Date.now() - ready.entry.startedAt });
+  const settle = (statusCode: number, refundCredits: number, errorCode: string | null = null) =>
+    ledger.settle(ready.entry.id, { statusCode, errorCode, refundCredits, latencyMs: Date.now() - ready.entry.startedAt });
   try {
     const output = await tool.run(ready.prepared, ctx);
     if (!output.refundCredits) {
@@ -159,7 +164,7 @@ export async function executeCall(ready: PreparedCall, balance: number): Promise
     const result = { message: output.message, deductedCredits: ready.price - refunded, userCredits, result: output.result };
     return { ok: true, output: result, charged: ready.price, refunded };
   } catch (error) {
-    const { refunded } = refundedBy(await settle(statusOf(error), isRefundable(error) ? ready.price : 0), ready.price);
+    const { refunded } = refundedBy(await settle(statusOf(error), isRefundable(error) ? ready.price : 0, errorCodeOf(error)), ready.price);
     return { ok: false, error, charged: ready.price, refunded };
   }
 }

@@ -71,6 +71,7 @@ export const UsageEntrySchema = z
     model: z.string(),
     prompt: z.string(),
     status: z.string().openapi({ example: "200 OK" }),
+    errorCode: z.string().nullable().openapi({ description: "The error code a failed call was answered with (`insufficient_credits`, `upstream_error`, ...); null for a success.", example: null }),
     latency: z.string().openapi({ example: "1.20s" }),
     creditsDeducted: z.number().int(),
     creditsRefunded: z.number().int(),

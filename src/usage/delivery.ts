@@ -16,7 +16,7 @@ export interface UsageMessage {
 
 const COLUMNS = [
   "id", "account_id", "seq", "key_prefix", "request_id", "tool", "source", "model", "prompt", "status_code",
-  "latency_ms", "credits_deducted", "credits_refunded", "credits_granted", "interrupted", "created_at",
+  "error_code", "latency_ms", "credits_deducted", "credits_refunded", "credits_granted", "interrupted", "created_at",
 ] as const;
 /** D1 binds at most 100 parameters per statement. */
 const ROWS_PER_STATEMENT = Math.floor(100 / COLUMNS.length);
@@ -24,7 +24,7 @@ const ROWS_PER_STATEMENT = Math.floor(100 / COLUMNS.length);
 function valuesOf(entry: UsageRecord): unknown[] {
   return [
     entry.id, entry.accountId, entry.seq, entry.keyPrefix, entry.requestId, entry.tool, entry.source, entry.model,
-    entry.prompt, entry.statusCode, Math.round(entry.latencyMs), entry.creditsDeducted, entry.creditsRefunded,
+    entry.prompt, entry.statusCode, entry.errorCode ?? null, Math.round(entry.latencyMs), entry.creditsDeducted, entry.creditsRefunded,
     entry.creditsGranted, entry.interrupted ? 1 : 0, entry.createdAt,
   ];
 }

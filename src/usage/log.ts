@@ -34,6 +34,8 @@ export interface UsageRecord extends Omit<EntryDraft, "startedAt"> {
   /** The entry's position in its account's ledger: orders entries of the same millisecond. */
   seq: number;
   statusCode: number;
+  /** The error code a failed call was answered with; null for a success (and entries from before it was kept). */
+  errorCode: string | null;
   latencyMs: number;
   creditsDeducted: number;
   creditsRefunded: number;
@@ -50,6 +52,7 @@ export interface UsageEntry {
   model: string;
   prompt: string;
   status: string;
+  errorCode: string | null;
   latency: string;
   creditsDeducted: number;
   creditsRefunded: number;
@@ -74,6 +77,7 @@ export interface UsageLogRow {
   model: string;
   prompt: string;
   status_code: number;
+  error_code: string | null;
   latency_ms: number;
   credits_deducted: number;
   credits_refunded: number;
@@ -110,7 +114,7 @@ export function recordOfRow(row: UsageLogRow): UsageRecord {
   return {
     id: row.id, accountId: row.account_id, seq: row.seq, requestId: row.request_id, keyPrefix: row.key_prefix,
     tool: row.tool, source: row.source, model: row.model, prompt: row.prompt, statusCode: row.status_code,
-    latencyMs: row.latency_ms, creditsDeducted: row.credits_deducted, creditsRefunded: row.credits_refunded,
+    errorCode: row.error_code ?? null, latencyMs: row.latency_ms, creditsDeducted: row.credits_deducted, creditsRefunded: row.credits_refunded,
     creditsGranted: row.credits_granted, interrupted: row.interrupted === 1, createdAt: row.created_at,
   };
 }
@@ -121,6 +125,7 @@ export function usageEntryOf(record: UsageRecord): UsageEntry {
     model: record.model,
     prompt: record.prompt,
     status: statusLine(record.statusCode),
+    errorCode: record.errorCode ?? null,
     latency: formatLatency(record.latencyMs),
     creditsDeducted: record.creditsDeducted,
     creditsRefunded: record.creditsRefunded,

@@ -10,13 +10,13 @@ import { newestUsage } from "../../src/usage/read";
 
 let seeded = 0;
 
-export type SeededEntry = Omit<UsageRecord, "id" | "seq" | "interrupted" | "creditsRefunded" | "creditsGranted" | "createdAt"> &
-  Partial<Pick<UsageRecord, "id" | "interrupted" | "creditsRefunded" | "creditsGranted" | "createdAt">>;
+export type SeededEntry = Omit<UsageRecord, "id" | "seq" | "interrupted" | "creditsRefunded" | "creditsGranted" | "createdAt" | "errorCode"> &
+  Partial<Pick<UsageRecord, "id" | "interrupted" | "creditsRefunded" | "creditsGranted" | "createdAt" | "errorCode">>;
 
 /** Writes one entry straight into D1, as if delivered; returns its id. */
 export async function recordUsage(db: D1Database, entry: SeededEntry): Promise<string> {
   const id = entry.id ?? `log_seeded_${Date.now()}_${++seeded}`;
-  await writeUsage(db, [{ creditsRefunded: 0, creditsGranted: 0, interrupted: false, createdAt: new Date().toISOString(), ...entry, id, seq: seeded }]);
+  await writeUsage(db, [{ creditsRefunded: 0, creditsGranted: 0, interrupted: false, createdAt: new Date().toISOString(), errorCode: null, ...entry, id, seq: seeded }]);
   return id;
 }
 
@@ -25,6 +25,7 @@ export interface LogRow {
   tool: string;
   source: string;
   status_code: number;
+  error_code: string | null;
   credits_deducted: number;
   credits_refunded: number;
   request_id: string;
@@ -45,6 +46,7 @@ export async function usageRows(accountId: string, options: { whileHeld?: boolea
     tool: record.tool,
     source: record.source,
     status_code: record.statusCode,
+    error_code: record.errorCode ?? null,
     credits_deducted: record.creditsDeducted,
     credits_refunded: record.creditsRefunded,
     request_id: record.requestId,

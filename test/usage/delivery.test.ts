@@ -15,7 +15,7 @@ import { usageDelivered } from "../support/usage-log";
 function record(accountId: string, id: string, seq: number): UsageRecord {
   return {
     id, accountId, seq, requestId: `req_${id}`, keyPrefix: "pg_delivery", tool: "compress_image", source: "rest", model: "", prompt: "",
-    statusCode: 200, latencyMs: 12, creditsDeducted: 1, creditsRefunded: 0, creditsGranted: 0, interrupted: false, createdAt: new Date(Date.now() + seq).toISOString(),
+    statusCode: 200, errorCode: null, latencyMs: 12, creditsDeducted: 1, creditsRefunded: 0, creditsGranted: 0, interrupted: false, createdAt: new Date(Date.now() + seq).toISOString(),
   };
 }
 
