@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { expectError, expectParamError } from "./support/envelope";
 import { adminCall, call, newAccount, withKey } from "./support/fixtures";
 import { findModel } from "../src/models/catalog";
@@ -33,7 +33,15 @@ beforeAll(async () => {
   seeded = (await env.DB.prepare("SELECT model_id, cost_per_req, priority, enabled FROM models").all<ModelRow>()).results;
 });
 
+// At a fixed clock, so the lists do not change on 2026-12-01 when gpt-image-1.5 retires
+// (retirement itself: test/model-lifecycle.test.ts). Only Date is faked; timers run as usual.
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ["Date"] });
+  vi.setSystemTime(new Date("2026-11-27T12:00:00Z"));
+});
+
 afterEach(async () => {
+  vi.useRealTimers();
   const ids = seeded.map((row) => row.model_id);
   await env.DB.batch([
     env.DB.prepare(`DELETE FROM models WHERE model_id NOT IN (${ids.map(() => "?").join(", ")})`).bind(...ids),
@@ -70,7 +78,7 @@ describe("GET /v1/models", () => {
     // workers-ai, openai and replicate image rows are live; cut-out/upscale/svg rows are other tasks.
     const models = await listModels();
     expect(models.map((model) => model.modelId)).toEqual([
-      "flux-2-klein-4b", "flux-2-klein-9b", "flux-2-dev", "flux-1-schnell", "gpt-image-1", "sd-v1-5-img2img",
+      "flux-2-klein-4b", "flux-2-klein-9b", "flux-2-dev", "flux-1-schnell", "gpt-image-2", "gpt-image-1.5", "sd-v1-5-img2img",
       "flux-2-pro", "flux-kontext-pro", "flux-1.1-pro", LIVE_MODEL,
     ]);
     expect(models.every((model) => model.task === "image" && model.tools.includes("generate_image"))).toBe(true);
@@ -88,7 +96,7 @@ describe("GET /v1/models", () => {
     expect((await listModels("?task=svg")).map((model) => [model.modelId, model.tools.join()])).toEqual([["recraft-v3-svg", "text_to_svg"], ["local-svg-v1", "text_to_svg"]]);
     const every = await listModels("?task=all");
     expect(every.map((model) => model.task)).toEqual([...every.map((model) => model.task)].sort((a, b) => ["image", "remove_bg", "upscale", "svg"].indexOf(a) - ["image", "remove_bg", "upscale", "svg"].indexOf(b)));
-    expect(every).toHaveLength(10 + 3 + 3 + 2);
+    expect(every).toHaveLength(11 + 3 + 3 + 2);
     expect(await listModels("?task=image")).toEqual(await listModels());
   });
 

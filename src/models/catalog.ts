@@ -1,8 +1,11 @@
 import { settingsOf } from "../config/settings";
 import type { Env } from "../env";
+import { PixelgateError } from "../errors";
 
-// The model table, with `isLive` computed from configuration: a row is live only when it is
-// enabled and its provider can actually run here, so /v1/models never offers a model that fails.
+// The model table, with `isLive` computed from configuration and the clock: a row is live only
+// when it is enabled, its provider can actually run here and its retirement date (`retiresAt`, a
+// UTC day) has not come, so /v1/models never offers a model that fails. A retired row names the
+// model that serves in its place (`replacedBy`; resolve.ts follows it).
 
 export const MODEL_PROVIDERS = ["local", "workers-ai", "openai", "replicate"] as const;
 export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
@@ -31,6 +34,10 @@ export interface Model {
   priority: number;
   outputsSupported: string[];
   enabled: boolean;
+  /** The UTC day (YYYY-MM-DD) from which the row is retired, or null. */
+  retiresAt: string | null;
+  /** The model id that serves a call naming this row once it is retired, or null. */
+  replacedBy: string | null;
   isLive: boolean;
 }
 
@@ -45,6 +52,8 @@ interface ModelRow {
   priority: number;
   outputs_supported: string;
   enabled: number;
+  retires_at: string | null;
+  replaced_by: string | null;
 }
 
 export function providerConfigured(env: Env, provider: ModelProvider): boolean {
@@ -60,8 +69,14 @@ export function providerConfigured(env: Env, provider: ModelProvider): boolean {
   }
 }
 
-function toModel(env: Env, row: ModelRow): Model {
+/** Whether the row's retirement day has begun at `now` (retired from 00:00 UTC of that day). */
+export function isRetired(model: Pick<Model, "retiresAt">, now: Date): boolean {
+  return model.retiresAt !== null && now.toISOString().slice(0, 10) >= model.retiresAt;
+}
+
+function toModel(env: Env, row: ModelRow, now: Date): Model {
   const enabled = row.enabled === 1;
+  const retiresAt = row.retires_at;
   return {
     modelId: row.model_id,
     name: row.name,
@@ -73,16 +88,18 @@ function toModel(env: Env, row: ModelRow): Model {
     priority: row.priority,
     outputsSupported: JSON.parse(row.outputs_supported) as string[],
     enabled,
-    isLive: enabled && providerConfigured(env, row.provider),
+    retiresAt,
+    replacedBy: row.replaced_by,
+    isLive: enabled && providerConfigured(env, row.provider) && !isRetired({ retiresAt }, now),
   };
 }
 
 /** Live models of one task, highest priority first. `image` rows are what `model` may name. */
-export async function listLiveModels(env: Env, task: ModelTask): Promise<Model[]> {
+export async function listLiveModels(env: Env, task: ModelTask, now = new Date()): Promise<Model[]> {
   const { results } = await env.DB.prepare(
     "SELECT * FROM models WHERE task = ? AND enabled = 1 ORDER BY priority DESC, model_id",
   ).bind(task).all<ModelRow>();
-  return results.map((row) => toModel(env, row)).filter((model) => model.isLive);
+  return results.map((row) => toModel(env, row, now)).filter((model) => model.isLive);
 }
 
 export function listLiveImageModels(env: Env): Promise<Model[]> {
@@ -95,18 +112,23 @@ export async function listLiveModelsFor(env: Env, task: ModelTask | "all"): Prom
   return (await Promise.all(MODEL_TASKS.map((each) => listLiveModels(env, each)))).flat();
 }
 
-export async function findModel(env: Env, modelId: string): Promise<Model | null> {
+export async function findModel(env: Env, modelId: string, now = new Date()): Promise<Model | null> {
   const row = await env.DB.prepare("SELECT * FROM models WHERE model_id = ?").bind(modelId).first<ModelRow>();
-  return row ? toModel(env, row) : null;
+  return row ? toModel(env, row, now) : null;
 }
 
 export interface ModelChanges {
   isLive?: boolean;
   costPerReq?: number | null;
   priority?: number;
+  retiresAt?: string | null;
+  replacedBy?: string | null;
 }
 
-/** Operator changes. `isLive` sets the row's enabled flag; the provider must still be configured. */
+/**
+ * Operator changes. `isLive` sets the row's enabled flag; the provider must still be configured.
+ * `replacedBy` must name another model of the same task (checked here, before anything is written).
+ */
 export async function updateModel(env: Env, modelId: string, changes: ModelChanges): Promise<Model | null> {
   const sets: string[] = [];
   const values: unknown[] = [];
@@ -122,9 +144,29 @@ export async function updateModel(env: Env, modelId: string, changes: ModelChang
     sets.push("priority = ?");
     values.push(changes.priority);
   }
+  if (changes.retiresAt !== undefined) {
+    sets.push("retires_at = ?");
+    values.push(changes.retiresAt);
+  }
+  if (changes.replacedBy !== undefined) {
+    if (changes.replacedBy !== null) await checkReplacement(env, modelId, changes.replacedBy);
+    sets.push("replaced_by = ?");
+    values.push(changes.replacedBy);
+  }
   if (sets.length === 0) return findModel(env, modelId);
   const row = await env.DB.prepare(`UPDATE models SET ${sets.join(", ")} WHERE model_id = ? RETURNING *`)
     .bind(...values, modelId)
     .first<ModelRow>();
-  return row ? toModel(env, row) : null;
+  return row ? toModel(env, row, new Date()) : null;
+}
+
+async function checkReplacement(env: Env, modelId: string, replacedBy: string): Promise<void> {
+  const [model, replacement] = await Promise.all([findModel(env, modelId), findModel(env, replacedBy)]);
+  const refuse = (message: string) => {
+    throw new PixelgateError("invalid_parameter", message, { param: "replacedBy" });
+  };
+  if (!model) return; // the caller answers 404 for the missing row
+  if (replacedBy === modelId) refuse("replacedBy must name another model.");
+  if (!replacement) refuse(`replacedBy names no model ("${replacedBy}").`);
+  if (replacement!.task !== model.task) refuse(`replacedBy must serve the same task (${model.task}); "${replacedBy}" serves ${replacement!.task}.`);
 }

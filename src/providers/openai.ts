@@ -11,7 +11,10 @@ import { decodeBase64Image, encodedImage, fetchOutputFile } from "./upstream-out
 // - generate with references, edit (every action) and remove_bg: POST {base}/images/edits,
 //   multipart/form-data with the image file(s) (`image`, or `image[]` for several, as GPT Image
 //   models accept up to 16) and the prompt. remove_bg and `action: remove_bg` also ask for a
-//   transparent background, which GPT Image models support.
+//   transparent background, from the models whose documentation accepts one (GPT Image 1, 1 mini,
+//   1.5). OpenAI documents `background: transparent` as refused by GPT Image 2, so for it those
+//   two are refused before any charge and transparent output takes the path that works: the
+//   render, then the cut-out stage (generate_transparent_image, remove_background).
 // - upscale and svg are refused before any charge: the API cannot make an exact 2x/4x/8x image,
 //   nor vector markup.
 // Sizes: GPT Image models take only 1024x1024, 1536x1024 and 1024x1536; DALL-E 3 takes
@@ -38,6 +41,13 @@ export const openaiProvider: ImageProvider = {
       throw new PixelgateError("invalid_parameter", `${model.name} (OpenAI Images API) cannot do ${task.kind === "svg" ? "SVG" : "exact upscaling"}; choose another model.`, {
         param: "model",
       });
+    }
+    if (wantsTransparency(task) && !takesTransparentBackground(model.upstreamModel)) {
+      throw new PixelgateError(
+        "invalid_parameter",
+        `${model.name} cannot make a transparent background (OpenAI refuses background: transparent for it); use remove_background, or generate_transparent_image, which renders and then cuts the subject out.`,
+        { param: task.kind === "edit" ? "action" : "model" },
+      );
     }
   },
   async run(task, call) {
@@ -96,6 +106,15 @@ function editRequest(upstreamModel: string, prompt: string, images: TaskImage[],
     form.append(field, new Blob([image.bytes], { type: mime }), `image-${index + 1}.${ext}`);
   });
   return { endpoint: "edits", body: form, json: false };
+}
+
+function wantsTransparency(task: ProviderTask): boolean {
+  return task.kind === "remove_bg" || (task.kind === "edit" && task.action === "remove_bg");
+}
+
+/** GPT Image 2 (and its dated snapshots) refuses `background: transparent`; DALL-E has no such parameter. */
+export function takesTransparentBackground(upstreamModel: string): boolean {
+  return !isDallE(upstreamModel) && !/^gpt-image-2(-\d{4}-\d{2}-\d{2})?$/i.test(upstreamModel);
 }
 
 function isDallE(upstreamModel: string): boolean {

@@ -154,7 +154,7 @@ const revokeKeyRoute = adminRoute({
 const updateModelRoute = adminRoute({
   method: "patch",
   path: "/admin/v1/models/{modelId}",
-  summary: "Change a model's availability, cost or priority",
+  summary: "Change a model's availability, cost, priority or retirement",
   request: {
     params: z.object({ modelId: z.string().openapi({ param: { name: "modelId", in: "path" } }) }),
     body: {
@@ -166,9 +166,11 @@ const updateModelRoute = adminRoute({
               isLive: z.boolean().optional(),
               costPerReq: z.number().int().min(0).max(100_000).nullable().optional(),
               priority: z.number().int().min(-1_000_000).max(1_000_000).optional(),
+              retiresAt: z.iso.date().nullable().optional().openapi({ description: "The UTC day (YYYY-MM-DD) from which the model is retired; null clears it." }),
+              replacedBy: z.string().min(1).max(200).nullable().optional().openapi({ description: "The model id (same task) that serves calls naming this model once it is retired; null clears it." }),
             })
             .refine((body) => Object.values(body).some((value) => value !== undefined), {
-              message: "give at least one of isLive, costPerReq, priority",
+              message: "give at least one of isLive, costPerReq, priority, retiresAt, replacedBy",
             }),
         },
       },

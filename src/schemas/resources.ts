@@ -50,6 +50,8 @@ export const ModelEntry = z
     priority: z.number().int(),
     outputsSupported: z.array(z.string()),
     isLive: z.boolean(),
+    retiresAt: z.string().nullable().openapi({ description: "The UTC day (YYYY-MM-DD) from which the model is retired and no longer listed; null when none is set." }),
+    replacedBy: z.string().nullable().openapi({ description: "The model that serves calls naming this one once it is retired." }),
     task: z.enum(MODEL_TASKS).openapi({ description: "What the model does: `image` (generate and edit), `remove_bg` (cut-out), `upscale` or `svg`." }),
     tools: z.array(z.string()).openapi({ description: "The tools whose `model` field accepts this model." }),
   })
@@ -97,6 +99,8 @@ export function modelEntryOf(model: Model): z.infer<typeof ModelEntry> {
     priority: model.priority,
     outputsSupported: model.outputsSupported,
     isLive: model.isLive,
+    retiresAt: model.retiresAt,
+    replacedBy: model.replacedBy,
     task: model.task,
     tools: TOOLS_OF_TASK[model.task],
   };

@@ -1,7 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { PixelgateError } from "../errors";
-import type { Model } from "../models/catalog";
-import { modelCost, resolveImageModel } from "../models/resolve";
+import { modelCost, resolveImageModel, servedNote, type ServingModel } from "../models/resolve";
 import { aspectLabelOf, parseAspectRatio } from "../providers/aspect";
 import { checkTask, runModel, seedUsed, type EditTask } from "../providers";
 import { SUPPORTED_EDITS } from "../providers/local/edit";
@@ -43,7 +42,7 @@ type EditInput = z.infer<typeof EditInput>;
 
 interface Prepared {
   task: EditTask;
-  model: Model;
+  model: ServingModel;
   responseFormat: ResponseFormat;
 }
 
@@ -94,7 +93,7 @@ export const editImage = defineTool({
     const image = expectImage(await runModel(ctx, model, task), model);
     const stored = await storeImage(ctx, image, responseFormat);
     return {
-      message: `Edited the image with ${model.name} (${task.action}); the result is ${image.width}x${image.height}.`,
+      message: `Edited the image with ${model.name} (${task.action}); the result is ${image.width}x${image.height}.${servedNote(model)}`,
       result: {
         ...stored,
         prompt: task.prompt,

@@ -1,9 +1,8 @@
 import { z } from "@hono/zod-openapi";
-import { modelCost, resolveImageModel } from "../models/resolve";
+import { modelCost, resolveImageModel, servedNote, type ServingModel } from "../models/resolve";
 import { aspectLabelOf, parseAspectRatio } from "../providers/aspect";
 import { checkTask, runModel, seedUsed, type GenerateTask, type ImageOutput } from "../providers";
 import { expectImage } from "./model-output";
-import type { Model } from "../models/catalog";
 import { screenRequest } from "../safety";
 import { aspectRatioField, imageAliasField, imageField, modelField, promptField, referenceImagesField, responseFormatField, seedField, seedOf, styleField, type ResponseFormat } from "./model-fields";
 import { imageResultFields, storeImage, timing } from "./model-output";
@@ -30,7 +29,7 @@ export type GenerateInput = z.infer<typeof GenerateInput>;
 
 export interface PreparedGeneration {
   task: GenerateTask;
-  model: Model;
+  model: ServingModel;
   style: string | null;
   responseFormat: ResponseFormat;
 }
@@ -92,7 +91,7 @@ export const generateImage = defineTool({
     const image = expectImage(await runModel(ctx, prepared.model, prepared.task), prepared.model);
     const stored = await storeImage(ctx, image, prepared.responseFormat);
     return {
-      message: `Generated a ${image.width}x${image.height} image with ${prepared.model.name}.`,
+      message: `Generated a ${image.width}x${image.height} image with ${prepared.model.name}.${servedNote(prepared.model)}`,
       result: { ...stored, action: "generate" as const, ...generationFields(prepared, ctx, image) },
     };
   },

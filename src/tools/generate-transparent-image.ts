@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { Model } from "../models/catalog";
-import { modelCost, resolveTaskModel } from "../models/resolve";
+import { modelCost, resolveTaskModel, servedNote } from "../models/resolve";
 import { runModel, type ImageOutput } from "../providers";
 import { GenerateFields, generationFields, prepareGeneration, type PreparedGeneration } from "./generate-image";
 import { expectImage, imageResultFields, storeImage } from "./model-output";
@@ -72,9 +72,10 @@ export const generateTransparentImage = defineTool({
     const final = cut ? await storeImage(ctx, cut, prepared.responseFormat) : original;
     const costUsd = (render.costUsd ?? 0) + (cut?.costUsd ?? 0);
     return {
-      message: cut
-        ? `Generated a ${render.width}x${render.height} image and cut out its subject.`
-        : `Generated a ${render.width}x${render.height} image; the cut-out failed, so the render is returned and ${CUTOUT_STAGE_CREDITS} credits were refunded.`,
+      message:
+        (cut
+          ? `Generated a ${render.width}x${render.height} image and cut out its subject.`
+          : `Generated a ${render.width}x${render.height} image; the cut-out failed, so the render is returned and ${CUTOUT_STAGE_CREDITS} credits were refunded.`) + servedNote(prepared.model),
       result: {
         ...final,
         originalImageUrl: original.imageUrl,

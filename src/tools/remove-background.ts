@@ -1,6 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import type { Model } from "../models/catalog";
-import { resolveTaskModel } from "../models/resolve";
+import { resolveTaskModel, servedNote, type ServingModel } from "../models/resolve";
 import { checkTask, runModel, type RemoveBackgroundTask } from "../providers";
 import { screenRequest } from "../safety";
 import { imageAliasField, imageField, optionalPromptField, responseFormatField, type ResponseFormat, taskModelField } from "./model-fields";
@@ -27,7 +26,7 @@ type RemoveBackgroundInput = z.infer<typeof RemoveBackgroundInput>;
 
 interface Prepared {
   task: RemoveBackgroundTask;
-  model: Model;
+  model: ServingModel;
   note: string;
   responseFormat: ResponseFormat;
 }
@@ -66,7 +65,7 @@ export const removeBackground = defineTool({
     const image = expectImage(await runModel(ctx, model, task), model);
     const stored = await storeImage(ctx, image, responseFormat);
     return {
-      message: `Removed the background with ${model.name}.`,
+      message: `Removed the background with ${model.name}.${servedNote(model)}`,
       result: {
         ...stored,
         prompt: note,

@@ -1,6 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import type { Model } from "../models/catalog";
-import { resolveTaskModel } from "../models/resolve";
+import { resolveTaskModel, servedNote, type ServingModel } from "../models/resolve";
 import { checkTask, runModel, seedUsed, type SvgTask } from "../providers";
 import { PixelgateError } from "../errors";
 import { INLINE_FILE_KEYWORD } from "../http/base64-bytes";
@@ -30,7 +29,7 @@ type SvgInput = z.infer<typeof SvgInput>;
 
 interface Prepared {
   task: SvgTask;
-  model: Model;
+  model: ServingModel;
 }
 
 const SvgResult = z
@@ -72,7 +71,7 @@ export const textToSvg = defineTool({
     if (output.kind !== "svg") throw new PixelgateError("upstream_error", `${model.name} returned an image where SVG was expected.`);
     const dataUrl = svgDataUrl(output.markup);
     return {
-      message: `Drew an SVG graphic (${output.markup.length} characters) with ${model.name}.`,
+      message: `Drew an SVG graphic (${output.markup.length} characters) with ${model.name}.${servedNote(model)}`,
       result: {
         svgCode: output.markup,
         dataUrl,

@@ -1,7 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { PixelgateError } from "../errors";
-import type { Model } from "../models/catalog";
-import { resolveTaskModel } from "../models/resolve";
+import { resolveTaskModel, servedNote, type ServingModel } from "../models/resolve";
 import { checkTask, runModel, type ScaleFactor, type UpscaleTask } from "../providers";
 import { imageAliasField, imageField, responseFormatField, type ResponseFormat, taskModelField } from "./model-fields";
 import { expectImage, imageResultFields, storeImage, timing } from "./model-output";
@@ -40,7 +39,7 @@ function scaleOf(input: UpscaleInput): (typeof SCALE_FACTORS)[number] {
 
 interface Prepared {
   task: UpscaleTask;
-  model: Model;
+  model: ServingModel;
   responseFormat: ResponseFormat;
 }
 
@@ -80,7 +79,7 @@ export const upscaleImage = defineTool({
     const image = expectImage(await runModel(ctx, model, task), model);
     const stored = await storeImage(ctx, image, responseFormat);
     return {
-      message: `Upscaled ${task.image.width}x${task.image.height} by ${task.factor}x to ${image.width}x${image.height} with ${model.name}.`,
+      message: `Upscaled ${task.image.width}x${task.image.height} by ${task.factor}x to ${image.width}x${image.height} with ${model.name}.${servedNote(model)}`,
       result: {
         ...stored,
         scaleFactor: `${task.factor}x` as (typeof SCALE_FACTORS)[number],

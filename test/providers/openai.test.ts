@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { openaiProvider, sizeFor } from "../../src/providers/openai.ts";
 import type { ProviderTask } from "../../src/providers/types.ts";
 import { alphaAt, callFor, decodedOutput, expectFailure, modelFor, pngInput, ratio, recordOf } from "../upstream/adapter-kit.ts";
-import { FAKE_OPENAI_KEY, OPENAI_MODELS as M } from "../upstream/scenarios.ts";
+import { FAKE_OPENAI_BASE_URL, FAKE_OPENAI_KEY, OPENAI_MODELS as M } from "../upstream/scenarios.ts";
 
 // The OpenAI adapter against the fake Images API (test/upstream/fake-openai.ts), called directly.
 
@@ -77,6 +77,28 @@ describe("openai adapter: refusals and failures", () => {
   it("refuses upscale and svg before any charge", () => {
     expect(() => openaiProvider.check!({ kind: "svg", prompt: "a cat", style: "icon", seed: 1 }, model(M.ok))).toThrow(/cannot do SVG/);
     expect(() => openaiProvider.check!({ kind: "upscale", image: { bytes: new Uint8Array(1), format: "png", width: 1, height: 1 }, factor: 2 }, model(M.ok))).toThrow(/upscal/);
+  });
+
+  it("refuses transparent output from GPT Image 2 before any charge, as OpenAI documents it refused", async () => {
+    const image = await pngInput(32, 32);
+    const gptImage2 = model("gpt-image-2");
+    expect(() => openaiProvider.check!({ kind: "remove_bg", image }, gptImage2)).toThrow(/cannot make a transparent background/);
+    expect(() => openaiProvider.check!({ kind: "edit", prompt: "cut out", action: "remove_bg", image, aspectRatio: ratio("1:1"), seed: 1 }, gptImage2)).toThrow(/generate_transparent_image/);
+    // ...while an ordinary edit goes through, without any background parameter.
+    const edited = await decodedOutput(await run("gpt-image-2", { kind: "edit", prompt: "make it night", action: "edit", image, aspectRatio: ratio("1:1"), seed: 1 }));
+    expect(recordOf(edited.bytes)).toMatchObject({ model: "gpt-image-2", endpoint: "images/edits" });
+    expect(recordOf(edited.bytes).background).toBeUndefined();
+  });
+
+  it("the fake holds OpenAI's rules: GPT Image 1 is shut down, GPT Image 2 refuses a transparent background", async () => {
+    const shutDown = await expectFailure(run("gpt-image-1", generate("x")), "upstream_error");
+    expect(shutDown.message).toMatch(/HTTP 404.*model_not_found/);
+    const form = new FormData();
+    for (const [name, value] of Object.entries({ model: "gpt-image-2", prompt: "x", background: "transparent" })) form.append(name, value);
+    form.append("image", new Blob([(await pngInput(8, 8)).bytes], { type: "image/png" }), "a.png");
+    const refused = await fetch(`${FAKE_OPENAI_BASE_URL}/images/edits`, { method: "POST", headers: { Authorization: `Bearer ${FAKE_OPENAI_KEY}` }, body: form });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toBe("Transparent background is not supported for this model.");
   });
 
   it("reports a 4xx with the provider's message", async () => {

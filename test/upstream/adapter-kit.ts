@@ -23,6 +23,8 @@ export function modelFor(provider: ModelProvider, upstreamModel: string, task: M
     priority: 0,
     outputsSupported: [task === "svg" ? "svg" : "image"],
     enabled: true,
+    retiresAt: null,
+    replacedBy: null,
     isLive: true,
   };
 }

@@ -15,6 +15,10 @@ import { serveModerations } from "./fake-moderation.ts";
 const GPT_IMAGE_SIZES = ["1024x1024", "1536x1024", "1024x1536", "auto"];
 const DALL_E_3_SIZES = ["1024x1024", "1792x1024", "1024x1792"];
 const EDIT_IMAGE_TYPES = ["image/png", "image/jpeg", "image/webp"];
+/** Shut down by OpenAI (its deprecations page): the API answers 404 model_not_found. */
+const SHUT_DOWN = ["gpt-image-1"];
+/** OpenAI documents `background: transparent` as refused by GPT Image 2 and its snapshots. */
+const NO_TRANSPARENT_BACKGROUND = /^gpt-image-2(-\d{4}-\d{2}-\d{2})?$/;
 
 interface ImagesCall {
   endpoint: "generations" | "edits";
@@ -65,6 +69,8 @@ function answer(x: FakeExchange, { endpoint, fields, files, keys }: ImagesCall):
   const bad = (message: string, param: string) => error(x, 400, message, "invalid_request_error", param);
   if (!model) return bad("Missing required parameter: 'model'.", "model");
   if (!prompt) return bad("Missing required parameter: 'prompt'.", "prompt");
+  if (SHUT_DOWN.includes(model)) return error(x, 404, `The model \`${model}\` does not exist or you do not have access to it.`, "invalid_request_error", null, "model_not_found");
+  if (fields.background === "transparent" && NO_TRANSPARENT_BACKGROUND.test(model)) return bad("Transparent background is not supported for this model.", "background");
   if (n !== undefined && n !== "1") return bad("This fake makes one image per request.", "n");
   if (!dallE && fields.response_format !== undefined) return bad("Unknown parameter: 'response_format'.", "response_format");
   if (dallE && fields.response_format !== "b64_json") return bad("Send response_format=b64_json (this fake serves no DALL-E URLs).", "response_format");
