@@ -16,6 +16,9 @@ import { dataUriOf } from "./upstream-output";
 //   `width`/`height`), `image_prompt` (one reference), `seed`, `output_format`.
 // - bria/remove-background: `image`, `preserve_alpha`.
 // - topazlabs/image-upscale: `image`, `upscale_factor` ("2x", "4x" or "6x"), `output_format`.
+// - cjwbw/rembg (community, run by version): `image`.
+// - nightmareai/real-esrgan (community, run by version): `image`, `scale` (up to 10),
+//   `face_enhance`.
 // - recraft-ai/recraft-v3-svg: `prompt`, `size`. Its `style` is an enum of Recraft's own
 //   ("any", "line_art", ...) that our free-text style would fail, so the style is worded into
 //   the prompt instead.
@@ -84,6 +87,12 @@ const MODELS: Record<string, ReplicateModel> = {
       if (task.kind === "upscale" && !TOPAZ_FACTORS[task.factor]) refuse(`${name} upscales by 2x or 4x (its largest, 6x, is not one of ours), not ${task.factor}x`, "scaleFactor");
     },
     input: (task) => (task.kind === "upscale" ? { image: dataUriOf(task.image), upscale_factor: TOPAZ_FACTORS[task.factor], output_format: "png" } : {}),
+  },
+  "cjwbw/rembg": {
+    input: (task) => (task.kind === "remove_bg" ? { image: dataUriOf(task.image) } : {}),
+  },
+  "nightmareai/real-esrgan": {
+    input: (task) => (task.kind === "upscale" ? { image: dataUriOf(task.image), scale: task.factor, face_enhance: false } : {}),
   },
   "recraft-ai/recraft-v3-svg": {
     input(task) {

@@ -8,13 +8,16 @@ import { UpstreamClient, pause, isAllowedApiBase } from "./upstream-http";
 import { decodeDataUri, encodedImage, fetchOutputFile, svgMarkup } from "./upstream-output";
 
 // Replicate predictions (REPLICATE_BASE_URL, REPLICATE_API_TOKEN). `upstreamModel` is either
-// "owner/name" (an official model: POST /v1/models/{owner}/{name}/predictions) or
-// "owner/name:version" (POST /v1/predictions with `version`). The request carries
-// `Prefer: wait=N`, so most predictions come back finished; one that is still running when the
-// wait ends is polled at its `urls.get` until it succeeds, fails or is canceled, for as long as
-// the caller's deadline allows. The prediction is created once and never re-created: a second
-// POST would start (and bill) a second run. One we stop waiting for is cancelled (urls.cancel),
-// in the background, so that it stops running and costing.
+// "owner/name" (an official model: POST /v1/models/{owner}/{name}/predictions, the path Replicate
+// documents for official models only) or "owner/name:version" (POST /v1/predictions with
+// `version`, how community models are run). The request carries `Prefer: wait=N`, N a second
+// shorter than the call's deadline, so most predictions come back finished; one that is still
+// running when the wait ends is polled at its `urls.get` until it succeeds, fails or is canceled,
+// for as long as the caller's deadline allows. The prediction is created once and never
+// re-created: a second POST would start (and bill) a second run. It never outlives the call that
+// paid for it: `Cancel-After` (Replicate's prediction deadline) is the call's deadline, so
+// Replicate cancels it itself even when the create POST is cut before its id comes back; and one
+// we stop waiting for is also cancelled at once (urls.cancel), in the background.
 // `output` is a URL, an array of URLs (the first is used) or a data URI; files are fetched over
 // https only, image/* only, size-limited. Our token is sent only to the API's own origin (for
 // its files API), never to the CDN that serves outputs.
@@ -22,6 +25,8 @@ import { decodeDataUri, encodedImage, fetchOutputFile, svgMarkup } from "./upstr
 const DEFAULT_BASE_URL = "https://api.replicate.com";
 /** Replicate accepts `Prefer: wait` between 1 and 60 seconds. */
 const MAX_WAIT_SECONDS = 60;
+/** Replicate's `Cancel-After` takes a duration such as "45s" or "1m"; under a second is not one. */
+const MIN_CANCEL_AFTER_SECONDS = 1;
 const FIRST_POLL_MS = 250;
 const MAX_POLL_MS = 2000;
 const TERMINAL = new Set(["succeeded", "failed", "canceled", "aborted"]);
@@ -53,7 +58,7 @@ export const replicateProvider: ImageProvider = {
     const { url, body } = creation(base, model.upstreamModel, predictionInput(task, model.upstreamModel));
     const response = await upstream.send(url, {
       method: "POST",
-      headers: { Authorization: auth, "Content-Type": "application/json", Accept: "application/json", Prefer: `wait=${waitSeconds(env)}` },
+      headers: { Authorization: auth, "Content-Type": "application/json", Accept: "application/json", ...deadlineHeaders(env) },
       body: JSON.stringify(body),
     });
     await upstream.expectOk(response, "when creating the prediction");
@@ -94,10 +99,15 @@ function creation(base: string, upstreamModel: string, input: Record<string, unk
   return { url: `${base}/v1/models/${owner}/${name}/predictions`, body: { input } };
 }
 
-/** Within Replicate's range and never longer than our own deadline. */
-function waitSeconds(env: Env): number {
-  const seconds = Math.floor(settingsOf(env).upstreamTimeoutMs / 1000);
-  return Math.min(MAX_WAIT_SECONDS, Math.max(1, seconds));
+/**
+ * `Cancel-After`: the call's deadline in whole seconds (rounded down, so Replicate's deadline is
+ * never the later one). `Prefer: wait`: within Replicate's range and a second shorter than that,
+ * so a prediction still running comes back with its id while there is time to cancel it.
+ */
+export function deadlineHeaders(env: Env): { Prefer: string; "Cancel-After": string } {
+  const deadlineSeconds = Math.max(MIN_CANCEL_AFTER_SECONDS, Math.floor(settingsOf(env).upstreamTimeoutMs / 1000));
+  const wait = Math.min(MAX_WAIT_SECONDS, Math.max(1, deadlineSeconds - 1));
+  return { Prefer: `wait=${wait}`, "Cancel-After": `${deadlineSeconds}s` };
 }
 
 function asPrediction(upstream: UpstreamClient, reply: unknown): Prediction {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { replicateProvider } from "../../src/providers/replicate.ts";
 import type { ProviderTask } from "../../src/providers/types.ts";
 import { alphaAt, callFor, decodedOutput, expectFailure, fakeReplicatePrediction, modelFor, pngInput, ratio, recordOf, svgRecordOf } from "../upstream/adapter-kit.ts";
-import { FAILED_PREDICTION_ERROR, FAKE_REPLICATE_TOKEN, REPLICATE_MODELS as M, SLOW_POLL_SUCCEEDS_AT } from "../upstream/scenarios.ts";
+import { FAILED_PREDICTION_ERROR, FAKE_REPLICATE_TOKEN, REPLICATE_MODELS as M, SLOW_CREATE_MS, SLOW_POLL_SUCCEEDS_AT } from "../upstream/scenarios.ts";
 
 // The Replicate adapter against the fake predictions API (test/upstream/fake-replicate.ts).
 
@@ -16,8 +16,10 @@ describe("replicate adapter: success", () => {
     expect(Math.abs(image.width / image.height - 16 / 9)).toBeLessThan(0.03);
     const record = recordOf(bytes);
     expect(record).toMatchObject({ endpoint: "models/fake/ok/predictions", prompt: "a red bicycle", aspectRatio: "16:9", seed: 1234, imageCount: 0 });
-    // UPSTREAM_TIMEOUT_MS is 2000 in tests: the wait never outlasts our own deadline.
-    expect(record.prefer).toBe("wait=2");
+    // UPSTREAM_TIMEOUT_MS is 2000 in tests: Replicate cancels the prediction at our deadline and
+    // the wait ends a second before it, so a running prediction comes back while there is time.
+    expect(record.cancelAfter).toBe("2s");
+    expect(record.prefer).toBe("wait=1");
     expect(record.keys).toEqual(["aspect_ratio", "output_format", "prompt", "seed"]);
   });
 
@@ -92,6 +94,34 @@ describe("replicate adapter: failures", () => {
     expect(background).toHaveLength(1);
     await Promise.all(background);
     expect((await fakeReplicatePrediction(prompt))?.status).toBe("canceled");
+  });
+
+  it("a prediction whose create POST is held open past the deadline is cancelled by its Cancel-After", async () => {
+    const background: Promise<unknown>[] = [];
+    const prompt = `held open ${crypto.randomUUID()}`;
+    const started = Date.now();
+    await expectFailure(run(M.slowCreate, generate(prompt), { timeoutMs: 1000, env: { UPSTREAM_TIMEOUT_MS: "1000" }, waitUntil: (work) => void background.push(work) }), "upstream_timeout");
+    expect(background).toHaveLength(0); // no id came back: only Replicate's own deadline can stop it
+    let status: string | undefined;
+    while (Date.now() - started < SLOW_CREATE_MS - 1000) {
+      status = (await fakeReplicatePrediction(prompt))?.status;
+      if (status === "canceled") break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    // Canceled at its 1 s deadline, long before the held request would have let it finish.
+    expect(status).toBe("canceled");
+    expect(Date.now() - started).toBeLessThan(SLOW_CREATE_MS - 1000);
+  });
+
+  it("runs pinned community models by version; their version-less path answers 404 as Replicate's does", async () => {
+    const input = await pngInput(20, 15);
+    const cutout = await decodedOutput(await run("cjwbw/rembg:fb8af171cfa1616ddcf1242c093f9c46bcada5ad4cf6f2fbe8b81b330ec5c003", { kind: "remove_bg", image: input }));
+    expect(recordOf(cutout.bytes)).toMatchObject({ endpoint: "predictions", model: "cjwbw/rembg", keys: ["image"] });
+    const upscaled = await decodedOutput(await run("nightmareai/real-esrgan:f121d640bd286e1fdc67f9799164c1d5be36ff74576ee11c803ae5b665dd46aa", { kind: "upscale", image: input, factor: 8 }));
+    expect([upscaled.image.width, upscaled.image.height]).toEqual([160, 120]);
+    expect(recordOf(upscaled.bytes)).toMatchObject({ endpoint: "predictions", model: "nightmareai/real-esrgan", scale: 8 });
+    const versionless = await expectFailure(run("cjwbw/rembg", { kind: "remove_bg", image: input }), "upstream_error");
+    expect(versionless.message).toMatch(/HTTP 404/);
   });
 
   it("refuses malformed JSON, oversized, non-image, html, plain-http and missing outputs", async () => {

@@ -3,10 +3,10 @@ import { encodeFakePng, fakeSvg, pngSize, seedOf } from "./png.ts";
 import { bearerOf, hang, isJson, parseJson, sendBytes, sendJson, sendMalformedJson, sendOversized, type FakeExchange } from "./http-kit.ts";
 import {
   FAILED_PREDICTION_ERROR, FAKE_REPLICATE_FILES_HOST, FAKE_REPLICATE_HOST, FAKE_REPLICATE_TOKEN,
-  REPLICATE_MODELS as M, SLOW_POLL_SUCCEEDS_AT, type FakeRequestRecord,
+  REPLICATE_MODELS as M, SLOW_CREATE_MS, SLOW_POLL_SUCCEEDS_AT, type FakeRequestRecord,
 } from "./scenarios.ts";
 import { planFor, type FakePlan } from "./chaos.ts";
-import { schemaProblem } from "./replicate-schemas.ts";
+import { communityModelOfVersion, isCommunityModel, schemaProblem } from "./replicate-schemas.ts";
 
 // Replicate's HTTP API as documented: POST /v1/models/{owner}/{name}/predictions or
 // POST /v1/predictions { version, input }, `Prefer: wait=N`, GET /v1/predictions/{id} (urls.get)
@@ -39,8 +39,10 @@ export function serveReplicate(x: FakeExchange): void {
   const body = parseJson(x.body) as { input?: unknown; version?: unknown } | undefined;
   if (typeof body?.input !== "object" || body.input === null) return problem(x, 422, "Input validation failed", "input is required and must be an object");
   let model: string | undefined = byModel ? `${byModel[1]}/${byModel[2]}` : undefined;
+  // Replicate documents this path for official models only: a community model answers 404 there.
+  if (model && isCommunityModel(model)) return problem(x, 404, "Not found", "The requested resource could not be found.");
   if (!byModel) {
-    model = typeof body.version === "string" ? VERSIONS.get(body.version) : undefined;
+    model = typeof body.version === "string" ? (VERSIONS.get(body.version) ?? communityModelOfVersion(body.version)) : undefined;
     if (!model) return problem(x, 422, "Invalid version or not permitted", `The specified version does not exist (or perhaps you don't have permission to use it?)`);
   }
   create(x, model!, body.input as Record<string, unknown>, typeof body.version === "string" ? body.version : undefined);
@@ -49,6 +51,8 @@ export function serveReplicate(x: FakeExchange): void {
 function create(x: FakeExchange, model: string, input: Record<string, unknown>, version?: string): void {
   const invalid = schemaProblem(model, input);
   if (invalid) return problem(x, 422, "Input validation failed", invalid);
+  const cancelAfter = cancelAfterMs(x.req.headers["cancel-after"]);
+  if (cancelAfter === null) return problem(x, 400, "Invalid Cancel-After header", "Cancel-After must be a duration such as 30s, 1m or 1m30s.");
   const plan = planFor(model);
   if (plan) return void setTimeout(() => createByPlan(x, model, input, plan), plan.delayMs);
   const prefer = x.req.headers.prefer;
@@ -77,14 +81,40 @@ function create(x: FakeExchange, model: string, input: Record<string, unknown>, 
     seed: typeof input.seed === "number" ? input.seed : undefined,
     scale: scaleOf(input),
     prefer: typeof prefer === "string" ? prefer : undefined,
+    cancelAfter: typeof x.req.headers["cancel-after"] === "string" ? x.req.headers["cancel-after"] : undefined,
   };
   const id = randomBytes(10).toString("hex");
   const stored: Stored = { model, record, polls: 0, prediction: { id, model, version: version ?? null, input, logs: "", output: null, error: null, data_removed: false, created_at: new Date().toISOString(), urls: urlsOf(id) } };
   predictions.set(id, stored);
   setTimeout(() => predictions.delete(id), 60_000).unref();
+  if (cancelAfter !== undefined) setTimeout(() => deadlineReached(stored), cancelAfter).unref();
+  if (model === M.slowCreate) {
+    // Runs while the create request is held open, past any sensible deadline, then answers.
+    stored.prediction.status = "processing";
+    return void setTimeout(() => {
+      if (stored.prediction.status === "processing") settle(stored, undefined, images[0]);
+      sendJson(x.res, 201, stored.prediction);
+    }, SLOW_CREATE_MS).unref();
+  }
   const slow = model === M.slowPoll || model === M.hangPoll;
   settle(stored, slow ? "starting" : undefined, images[0]);
   sendJson(x.res, 201, stored.prediction);
+}
+
+/** `Cancel-After` in ms: undefined when absent, null when it is not a duration ("30s", "1m", "1m30s", "1h"). */
+function cancelAfterMs(header: string | string[] | undefined): number | undefined | null {
+  if (header === undefined) return undefined;
+  const match = typeof header === "string" ? /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(header) : null;
+  if (!match || header === "") return null;
+  const [, hours = "0", minutes = "0", seconds = "0"] = match;
+  return ((Number(hours) * 60 + Number(minutes)) * 60 + Number(seconds)) * 1000;
+}
+
+/** Replicate's prediction deadline: "aborted" before it started running, "canceled" while running. */
+function deadlineReached(stored: Stored): void {
+  const { status } = stored.prediction;
+  if (status === "starting") Object.assign(stored.prediction, { status: "aborted", completed_at: new Date().toISOString() });
+  else if (status === "processing") Object.assign(stored.prediction, { status: "canceled", completed_at: new Date().toISOString() });
 }
 
 /**
@@ -127,7 +157,7 @@ function createByPlan(x: FakeExchange, model: string, input: Record<string, unkn
 function servePoll(x: FakeExchange, id: string): void {
   const stored = predictions.get(id);
   if (!stored) return problem(x, 404, "Not found", "The requested resource could not be found.");
-  if (stored.prediction.status === "canceled") return sendJson(x.res, 200, stored.prediction);
+  if (stored.prediction.status === "canceled" || stored.prediction.status === "aborted") return sendJson(x.res, 200, stored.prediction);
   stored.polls++;
   stored.record.polls = stored.polls;
   const done = stored.model === M.slowPoll && stored.polls >= SLOW_POLL_SUCCEEDS_AT;
@@ -140,7 +170,7 @@ function servePoll(x: FakeExchange, id: string): void {
 function serveCancel(x: FakeExchange, id: string): void {
   const stored = predictions.get(id);
   if (!stored) return problem(x, 404, "Not found", "The requested resource could not be found.");
-  if (!["succeeded", "failed", "canceled"].includes(String(stored.prediction.status))) {
+  if (!["succeeded", "failed", "canceled", "aborted"].includes(String(stored.prediction.status))) {
     Object.assign(stored.prediction, { status: "canceled", completed_at: new Date().toISOString() });
   }
   sendJson(x.res, 200, stored.prediction);

@@ -6,6 +6,11 @@
 // would otherwise be ignored upstream and the model would run without it.
 
 export interface InputSchema {
+  /**
+   * Community models (not official) run only by version: POST /v1/predictions { version }. Their
+   * version-less path answers 404, as Replicate's does.
+   */
+  version?: string;
   required: string[];
   names: string[];
   enums?: Record<string, (string | number)[]>;
@@ -40,6 +45,17 @@ export const REPLICATE_SCHEMAS: Record<string, InputSchema> = {
     names: ["image", "enhance_model", "upscale_factor", "output_format", "subject_detection", "face_enhancement", "face_enhancement_strength", "face_enhancement_creativity"],
     enums: { upscale_factor: ["None", "2x", "4x", "6x"], output_format: ["jpg", "png"] },
   },
+  // Community models, pinned (replicate.com/<owner>/<name>/versions).
+  "cjwbw/rembg": {
+    version: "fb8af171cfa1616ddcf1242c093f9c46bcada5ad4cf6f2fbe8b81b330ec5c003",
+    required: ["image"],
+    names: ["image"],
+  },
+  "nightmareai/real-esrgan": {
+    version: "f121d640bd286e1fdc67f9799164c1d5be36ff74576ee11c803ae5b665dd46aa",
+    required: ["image"],
+    names: ["image", "scale", "face_enhance"],
+  },
   "recraft-ai/recraft-v3-svg": {
     required: ["prompt"],
     names: ["prompt", "size", "aspect_ratio", "style"],
@@ -61,4 +77,14 @@ export function schemaProblem(model: string, input: Record<string, unknown>): st
     if (max !== undefined && (!Array.isArray(value) || value.length > max)) problems.push(`- input.${name}: Array must have at most ${max} items`);
   }
   return problems.length ? problems.join("\n") : null;
+}
+
+/** The community model a version id belongs to, if the fake knows it. */
+export function communityModelOfVersion(version: string): string | undefined {
+  return Object.entries(REPLICATE_SCHEMAS).find(([, schema]) => schema.version === version)?.[0];
+}
+
+/** A community model addressed without its version (Replicate answers 404 for that path). */
+export function isCommunityModel(model: string): boolean {
+  return REPLICATE_SCHEMAS[model]?.version !== undefined;
 }

@@ -37,6 +37,8 @@ export const OVERSIZED_BYTES = 41 * 1024 * 1024;
 export const HANG_LIMIT_MS = 8_000;
 /** fake/slow-poll answers "starting", then "processing", and succeeds at this poll. */
 export const SLOW_POLL_SUCCEEDS_AT = 2;
+/** How long fake/slow-create holds its create request open. */
+export const SLOW_CREATE_MS = 5_000;
 /** The error text of fake/failed-prediction. */
 export const FAILED_PREDICTION_ERROR = "CUDA out of memory (fake GPU)";
 
@@ -72,6 +74,8 @@ export const REPLICATE_MODELS = {
   dataUriOutput: "fake/data-uri-output",
   svg: "fake/svg",
   slowPoll: "fake/slow-poll",
+  /** Holds the create POST open for SLOW_CREATE_MS while the prediction runs (until its Cancel-After). */
+  slowCreate: "fake/slow-create",
   /** Starts, then stays "processing" for ever. */
   hangPoll: "fake/hang-poll",
   failedPrediction: "fake/failed-prediction",
@@ -126,6 +130,8 @@ export interface FakeRequestRecord {
   strength?: number;
   steps?: number;
   prefer?: string;
+  /** Replicate's `Cancel-After` header as sent. */
+  cancelAfter?: string;
   version?: string;
   /** Sizes of the input images received, in field order ("512x384"). */
   inputSizes?: string[];
