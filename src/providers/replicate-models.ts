@@ -13,7 +13,7 @@ import { dataUriOf } from "./upstream-output";
 //   `aspect_ratio` (the list above plus 21:9, 9:21, 2:1, 1:2, or `match_input_image`), `seed`,
 //   `output_format` (jpg, png).
 // - black-forest-labs/flux-1.1-pro: `prompt`, `aspect_ratio` (as flux-2-pro, `custom` with
-//   `width`/`height`), `image_prompt` (one reference), `seed`, `output_format`.
+//   `width`/`height` 256..1440), `image_prompt` (one reference), `seed`, `output_format`.
 // - bria/remove-background: `image`, `preserve_alpha`.
 // - topazlabs/image-upscale: `image`, `upscale_factor` ("2x", "4x" or "6x"), `output_format`.
 // - cjwbw/rembg (community, run by version): `image`.
@@ -38,10 +38,10 @@ const refuse = (message: string, param: string): never => {
   throw new PixelgateError("invalid_parameter", `${message}; choose another model.`, { param });
 };
 
-/** The documented ratio, or `custom` with a size of about a megapixel (sides multiples of 32). */
-function fluxAspect(ratio: AspectRatio, allowed: string[]): Record<string, unknown> {
+/** The documented ratio, or `custom` with a size of about a megapixel (sides multiples of 32, at most `maxSide`). */
+function fluxAspect(ratio: AspectRatio, allowed: string[], maxSide: number): Record<string, unknown> {
   if (allowed.includes(ratio.label)) return { aspect_ratio: ratio.label };
-  return { aspect_ratio: "custom", ...megapixelSize(ratio, { multiple: 32, min: 256, max: 2048 }) };
+  return { aspect_ratio: "custom", ...megapixelSize(ratio, { multiple: 32, min: 256, max: maxSide }) };
 }
 
 const MODELS: Record<string, ReplicateModel> = {
@@ -52,7 +52,7 @@ const MODELS: Record<string, ReplicateModel> = {
     input(task) {
       if (task.kind !== "generate" && task.kind !== "edit") return {};
       const images = task.kind === "edit" ? [task.image] : task.references;
-      const input: Record<string, unknown> = { prompt: task.prompt, ...fluxAspect(task.aspectRatio, FLUX_RATIOS), seed: task.seed, output_format: "png" };
+      const input: Record<string, unknown> = { prompt: task.prompt, ...fluxAspect(task.aspectRatio, FLUX_RATIOS, 2048), seed: task.seed, output_format: "png" };
       if (images.length > 0) input.input_images = images.map(dataUriOf);
       return input;
     },
@@ -76,7 +76,7 @@ const MODELS: Record<string, ReplicateModel> = {
     input(task) {
       if (task.kind !== "generate") return {};
       const [reference] = task.references;
-      return { prompt: task.prompt, ...fluxAspect(task.aspectRatio, FLUX_RATIOS), seed: task.seed, output_format: "png", ...(reference ? { image_prompt: dataUriOf(reference) } : {}) };
+      return { prompt: task.prompt, ...fluxAspect(task.aspectRatio, FLUX_RATIOS, 1440), seed: task.seed, output_format: "png", ...(reference ? { image_prompt: dataUriOf(reference) } : {}) };
     },
   },
   "bria/remove-background": {

@@ -11,10 +11,11 @@ import { FLUX2_MAX_INPUT_IMAGES, flux2Multipart, isFlux2 } from "./workers-ai-fl
 // - FLUX.2 ([klein] 4B/9B, [dev], `flux-2-` in the id): multipart form inputs with the size, the
 //   seed and up to 4 input images, so it generates, follows references and edits by instruction
 //   (workers-ai-flux2.ts has the documented shape). It answers `{ image: base64 }`.
-// - FLUX.1 [schnell] (`flux-1-schnell`): `prompt`, `steps` (4, its documented default; at most 8)
-//   and `seed`. It takes no size and no input image, so the aspect ratio cannot be honoured (the
-//   model renders 1024x1024) and edits or references are refused before any charge. It answers
-//   `{ image: base64 }`.
+// - FLUX.1 [schnell] (`flux-1-schnell`): `prompt` and `steps` (4, its documented default; at most
+//   8), nothing else: its published schema (Cloudflare's model JSON) lists those two with
+//   `additionalProperties: false`, so it takes no seed (the result reports the seed, but the model
+//   does not follow it), no size (the aspect ratio cannot be honoured: it renders 1024x1024) and no
+//   input image (edits and references are refused before any charge). It answers `{ image: base64 }`.
 // - image-to-image models (`img2img`, `inpainting` in the id, e.g. Stable Diffusion 1.5 img2img):
 //   need an input image: `image` as an array of bytes, `prompt`, `strength`, plus the size and seed.
 // - the other Stable Diffusion models (SDXL base, Lightning, DreamShaper): `prompt`, `width`,
@@ -78,7 +79,7 @@ export const workersAiProvider: ImageProvider = {
 
 function inputsFor(task: ProviderTask, model: Model): Record<string, unknown> {
   if (task.kind !== "generate" && task.kind !== "edit") throw new Error(`workers-ai adapter cannot run ${task.kind}`);
-  if (familyOf(model.upstreamModel) === "flux") return { prompt: task.prompt, steps: FLUX_STEPS, seed: task.seed };
+  if (familyOf(model.upstreamModel) === "flux") return { prompt: task.prompt, steps: FLUX_STEPS };
   const inputs: Record<string, unknown> = { prompt: task.prompt, ...sizeFor(task.aspectRatio), seed: task.seed };
   const image = task.kind === "edit" ? task.image : task.references[0];
   if (image) {

@@ -4,7 +4,7 @@ import type { ProviderTask } from "../../src/providers/types.ts";
 import { alphaAt, callFor, decodedOutput, modelFor, pngInput, ratio, recordOf, svgRecordOf } from "../upstream/adapter-kit.ts";
 
 // The catalogue's Replicate models, called by their real ids: the fake predictions API checks each
-// input against the model's documented schema (test/upstream/replicate-schemas.ts) and answers
+// input against the model's published schema (test/fixtures/provider-schemas/replicate/) and answers
 // 422 for a name the model does not declare, so a wrong name fails here.
 
 const taskOf = (task: ProviderTask) => (task.kind === "generate" || task.kind === "edit" ? "image" : task.kind);
@@ -40,6 +40,8 @@ describe("Replicate models by their documented inputs", () => {
   it("FLUX 1.1 [pro]: one reference as image_prompt; no edits", async () => {
     const { bytes } = await decodedOutput(await run("black-forest-labs/flux-1.1-pro", { kind: "generate", prompt: "x", aspectRatio: ratio("1:1"), seed: 1, references: [await pngInput(8, 8)] }));
     expect(recordOf(bytes).keys).toEqual(["aspect_ratio", "image_prompt", "output_format", "prompt", "seed"]);
+    const wide = await decodedOutput(await run("black-forest-labs/flux-1.1-pro", { kind: "generate", prompt: "wide", aspectRatio: ratio("21:9"), seed: 1, references: [] }));
+    expect(recordOf(wide.bytes)).toMatchObject({ aspectRatio: "custom" }); // its sides stay within 1440, as its schema says
     const image = await pngInput(8, 8);
     expect(check("black-forest-labs/flux-1.1-pro", { kind: "edit", prompt: "x", action: "edit", image, aspectRatio: ratio("1:1"), seed: 1 })).toThrow(/cannot edit/);
     expect(check("black-forest-labs/flux-kontext-pro", { kind: "generate", prompt: "x", aspectRatio: ratio("1:1"), seed: 1, references: [image, image] })).toThrow(/one reference image/);

@@ -4,25 +4,42 @@ import { bearerOf, hang, isJson, parseJson, sendBytes, sendJson, sendMalformedJs
 import { FAKE_OPENAI_HOST, FAKE_OPENAI_KEY, OPENAI_MODELS as M, type FakeRequestRecord } from "./scenarios.ts";
 import { planFor } from "./chaos.ts";
 import { serveModerations } from "./fake-moderation.ts";
+import { OPENAI_EDIT_FILES, openAiModel, openAiProblem, type OpenAiModelRules } from "./published-schemas.ts";
 
-// The OpenAI Images API as documented: POST /v1/images/generations (JSON) and
+// The OpenAI Images API as documented (its parameters held to test/fixtures/provider-schemas/
+// openai/images.json, published-schemas.ts): POST /v1/images/generations (JSON) and
 // POST /v1/images/edits (multipart/form-data, `image` or `image[]` files), answering
 // { created, data: [{ b64_json }], usage } or { data: [{ url }] }, errors as
 // { error: { message, type, param, code } }. It checks what the real API checks and our adapter
 // could get wrong: the key, the content type, n = 1, sizes per model family, response_format
 // (rejected by GPT Image models, required here for DALL-E so that we get b64_json back).
 
-const GPT_IMAGE_SIZES = ["1024x1024", "1536x1024", "1024x1536", "auto"];
-const DALL_E_3_SIZES = ["1024x1024", "1792x1024", "1024x1792"];
-const EDIT_IMAGE_TYPES = ["image/png", "image/jpeg", "image/webp"];
-/** Shut down by OpenAI (its deprecations page): the API answers 404 model_not_found. */
-const SHUT_DOWN = ["gpt-image-1"];
-/** OpenAI documents `background: transparent` as refused by GPT Image 2 and its snapshots. */
-const NO_TRANSPARENT_BACKGROUND = /^gpt-image-2(-\d{4}-\d{2}-\d{2})?$/;
+/**
+ * What OpenAI documents for the model (test/fixtures/provider-schemas/openai/images.json): sizes,
+ * transparent backgrounds, response_format, the shutdown day (404 model_not_found from then on).
+ * Scenario names (fake/...) follow DALL-E 3 or GPT Image 1.5, whichever family they name.
+ */
+function rulesOf(model: string): OpenAiModelRules {
+  const known = openAiModel(model.replace(/-\d{4}-\d{2}-\d{2}$/, ""));
+  if (known) return known;
+  return openAiModel(/dall-e-3/.test(model) ? "dall-e-3" : "gpt-image-1.5")!;
+}
+
+/** The file's bytes are what its declared type says (OpenAI reads the file, not the label). */
+function sniffsAs(data: Buffer, type: string | undefined): boolean {
+  const signatures: Record<string, (bytes: Buffer) => boolean> = {
+    "image/png": (bytes) => bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])),
+    "image/jpeg": (bytes) => bytes[0] === 0xff && bytes[1] === 0xd8,
+    "image/webp": (bytes) => bytes.toString("latin1", 0, 4) === "RIFF" && bytes.toString("latin1", 8, 12) === "WEBP",
+  };
+  return signatures[type ?? ""]?.(data) ?? false;
+}
 
 interface ImagesCall {
   endpoint: "generations" | "edits";
   fields: Record<string, string | undefined>;
+  /** The parameters as sent (JSON values, or multipart text), for the published schema. */
+  raw: Record<string, unknown>;
   files: FormPart[];
   keys: string[];
 }
@@ -46,7 +63,7 @@ function readGeneration(x: FakeExchange): ImagesCall | undefined {
   const body = parseJson(x.body) as Record<string, unknown> | undefined;
   if (typeof body !== "object" || body === null) return void error(x, 400, "We could not parse the JSON body of your request.", "invalid_request_error", null);
   const fields = Object.fromEntries(Object.entries(body).map(([key, value]) => [key, value === undefined ? undefined : String(value)]));
-  return { endpoint: "generations", fields, files: [], keys: Object.keys(body).sort() };
+  return { endpoint: "generations", fields, raw: body, files: [], keys: Object.keys(body).sort() };
 }
 
 function readEdit(x: FakeExchange): ImagesCall | undefined {
@@ -60,35 +77,41 @@ function readEdit(x: FakeExchange): ImagesCall | undefined {
   }
   const files = parts.filter((part) => part.filename !== undefined);
   const fields = Object.fromEntries(parts.filter((part) => part.filename === undefined).map((part) => [part.name, part.data.toString("utf8")]));
-  return { endpoint: "edits", fields, files, keys: parts.map((part) => part.name).sort() };
+  return { endpoint: "edits", fields, raw: fields, files, keys: parts.map((part) => part.name).sort() };
 }
 
-function answer(x: FakeExchange, { endpoint, fields, files, keys }: ImagesCall): void {
+function answer(x: FakeExchange, { endpoint, fields, raw, files, keys }: ImagesCall): void {
   const { model, prompt, size, n } = fields;
-  const dallE = /dall-e/.test(model ?? "");
   const bad = (message: string, param: string) => error(x, 400, message, "invalid_request_error", param);
   if (!model) return bad("Missing required parameter: 'model'.", "model");
   if (!prompt) return bad("Missing required parameter: 'prompt'.", "prompt");
-  if (SHUT_DOWN.includes(model)) return error(x, 404, `The model \`${model}\` does not exist or you do not have access to it.`, "invalid_request_error", null, "model_not_found");
-  if (fields.background === "transparent" && NO_TRANSPARENT_BACKGROUND.test(model)) return bad("Transparent background is not supported for this model.", "background");
+  const invalid = openAiProblem(endpoint, raw);
+  if (invalid) return bad(invalid.message, invalid.param);
+  const rules = rulesOf(model);
+  if (rules.shutDown && new Date().toISOString().slice(0, 10) >= rules.shutDown) {
+    return error(x, 404, `The model \`${model}\` does not exist or you do not have access to it.`, "invalid_request_error", null, "model_not_found");
+  }
+  if (fields.background === "transparent" && !rules.transparentBackground) return bad("Transparent background is not supported for this model.", "background");
   if (n !== undefined && n !== "1") return bad("This fake makes one image per request.", "n");
-  if (!dallE && fields.response_format !== undefined) return bad("Unknown parameter: 'response_format'.", "response_format");
-  if (dallE && fields.response_format !== "b64_json") return bad("Send response_format=b64_json (this fake serves no DALL-E URLs).", "response_format");
-  if (dallE && fields.background !== undefined) return bad("Unknown parameter: 'background'.", "background");
-  const sizes = dallE ? DALL_E_3_SIZES : GPT_IMAGE_SIZES;
-  if (size !== undefined && !sizes.includes(size)) return bad(`Invalid value: '${size}'. Supported values are: ${sizes.join(", ")}.`, "size");
+  if (!rules.responseFormat && fields.response_format !== undefined) return bad("Unknown parameter: 'response_format'.", "response_format");
+  if (rules.responseFormat && fields.response_format !== "b64_json") return bad("Send response_format=b64_json (this fake serves no DALL-E URLs).", "response_format");
+  if (size !== undefined && !rules.sizes.includes(size)) return bad(`Invalid value: '${size}'. Supported values are: ${rules.sizes.join(", ")}.`, "size");
   if (endpoint === "edits") {
+    const { fields: fileFields, imageTypes, maxImages, maxImageBytes } = OPENAI_EDIT_FILES;
     const fieldNames = new Set(files.map((file) => file.name));
     if (files.length === 0) return bad("Missing required parameter: 'image'.", "image");
+    const stray = files.find((file) => !fileFields.includes(file.name));
+    if (stray) return bad(`Unknown parameter: '${stray.name}'.`, stray.name);
     if (fieldNames.size > 1 || (files.length > 1 && !fieldNames.has("image[]"))) return bad("Send several images as image[].", "image");
-    const wrongType = files.find((file) => !EDIT_IMAGE_TYPES.includes(file.type ?? ""));
-    if (wrongType) return bad(`Invalid file type '${wrongType.type ?? "none"}': use image/png, image/jpeg or image/webp.`, "image");
-    if (files.some((file) => file.data.length === 0)) return bad("An image file is empty.", "image");
+    if (files.length > maxImages) return bad(`At most ${maxImages} images.`, "image");
+    const wrongType = files.find((file) => !imageTypes.includes(file.type ?? "") || !sniffsAs(file.data, file.type));
+    if (wrongType) return bad(`Invalid file type '${wrongType.type ?? "none"}': use ${imageTypes.join(", ")}.`, "image");
+    if (files.some((file) => file.data.length === 0 || file.data.length >= maxImageBytes)) return bad("Each image must be a non-empty file under 50 MB.", "image");
   }
   // Chaos and delay names (chaos.ts) answer, after their delay, as the common scenario they drew.
   const plan = planFor(model);
-  if (!plan) return respond(x, { endpoint, fields, files, keys }, model);
-  setTimeout(() => respond(x, { endpoint, fields, files, keys }, plan.failure ? `fake/${plan.failure}` : M.ok), plan.delayMs);
+  if (!plan) return respond(x, { endpoint, fields, raw, files, keys }, model);
+  setTimeout(() => respond(x, { endpoint, fields, raw, files, keys }, plan.failure ? `fake/${plan.failure}` : M.ok), plan.delayMs);
 }
 
 /** Answers a checked call as `scenario` says (the model name, or what a chaos name drew). */

@@ -6,7 +6,7 @@ import {
   REPLICATE_MODELS as M, SLOW_CREATE_MS, SLOW_POLL_SUCCEEDS_AT, type FakeRequestRecord,
 } from "./scenarios.ts";
 import { planFor, type FakePlan } from "./chaos.ts";
-import { communityModelOfVersion, isCommunityModel, schemaProblem } from "./replicate-schemas.ts";
+import { communityModelOfVersion, replicateModel, replicateProblem } from "./published-schemas.ts";
 
 // Replicate's HTTP API as documented: POST /v1/models/{owner}/{name}/predictions or
 // POST /v1/predictions { version, input }, `Prefer: wait=N`, GET /v1/predictions/{id} (urls.get)
@@ -40,7 +40,7 @@ export function serveReplicate(x: FakeExchange): void {
   if (typeof body?.input !== "object" || body.input === null) return problem(x, 422, "Input validation failed", "input is required and must be an object");
   let model: string | undefined = byModel ? `${byModel[1]}/${byModel[2]}` : undefined;
   // Replicate documents this path for official models only: a community model answers 404 there.
-  if (model && isCommunityModel(model)) return problem(x, 404, "Not found", "The requested resource could not be found.");
+  if (model && replicateModel(model)?.version !== undefined) return problem(x, 404, "Not found", "The requested resource could not be found.");
   if (!byModel) {
     model = typeof body.version === "string" ? (VERSIONS.get(body.version) ?? communityModelOfVersion(body.version)) : undefined;
     if (!model) return problem(x, 422, "Invalid version or not permitted", `The specified version does not exist (or perhaps you don't have permission to use it?)`);
@@ -49,7 +49,7 @@ export function serveReplicate(x: FakeExchange): void {
 }
 
 function create(x: FakeExchange, model: string, input: Record<string, unknown>, version?: string): void {
-  const invalid = schemaProblem(model, input);
+  const invalid = replicateProblem(model, input);
   if (invalid) return problem(x, 422, "Input validation failed", invalid);
   const cancelAfter = cancelAfterMs(x.req.headers["cancel-after"]);
   if (cancelAfter === null) return problem(x, 400, "Invalid Cancel-After header", "Cancel-After must be a duration such as 30s, 1m or 1m30s.");

@@ -3,16 +3,24 @@ import { bearerOf, hang, isJson, parseJson, sendBytes, sendJson, sendMalformedJs
 import { serveFlux2 } from "./fake-workers-ai-flux2.ts";
 import { serveLlamaGuard } from "./fake-moderation.ts";
 import { FAKE_CLOUDFLARE_ACCOUNT, FAKE_CLOUDFLARE_TOKEN, type FakeRequestRecord } from "./scenarios.ts";
+import { workersAiInput, workersAiProblem } from "./published-schemas.ts";
 
 // The Workers AI REST API as documented: POST /client/v4/accounts/{account}/ai/run/{model},
 // Bearer token, JSON inputs. Stable Diffusion models answer the PNG itself (image/png);
 // FLUX.1 schnell answers { result: { image: base64 }, success: true, errors: [], messages: [] };
 // failures answer { success: false, errors: [{ code, message }], result: null }. FLUX.2 models take
-// multipart form data instead (fake-workers-ai-flux2.ts). The input
-// checks follow the models' published schemas, so a wrong mapping in the adapter fails here.
+// multipart form data instead (fake-workers-ai-flux2.ts). Every JSON input is held to the model's
+// published schema (Cloudflare's model JSON, test/fixtures/provider-schemas/workers-ai/), so a
+// field the model does not document fails here; scenario ids (fake/...) use the schema of the
+// family they stand for.
 
-const FLUX_KEYS = new Set(["prompt", "steps", "seed"]);
-const DIFFUSION_KEYS = new Set(["prompt", "negative_prompt", "width", "height", "image", "image_b64", "mask", "num_steps", "strength", "guidance", "seed"]);
+/** The published model whose schema a request is held to. */
+function publishedNameOf(model: string): string {
+  if (!model.startsWith("fake/")) return `@cf/${model}`;
+  if (model.includes("flux-1-schnell")) return "@cf/black-forest-labs/flux-1-schnell";
+  if (model.includes("flux-2-")) return model.includes("klein") ? "@cf/black-forest-labs/flux-2-klein-4b" : "@cf/black-forest-labs/flux-2-dev";
+  return "@cf/runwayml/stable-diffusion-v1-5-img2img";
+}
 
 export function serveWorkersAi(x: FakeExchange): void {
   const { req, url } = x;
@@ -20,12 +28,12 @@ export function serveWorkersAi(x: FakeExchange): void {
   const match = /^\/client\/v4\/accounts\/([^/]+)\/ai\/run\/(.+)$/.exec(url.pathname);
   if (req.method !== "POST" || !match || match[1] !== FAKE_CLOUDFLARE_ACCOUNT) return failure(x, 404, 7003, "Could not route to /ai/run");
   const model = decodeURIComponent(match[2]!).replace(/^@cf\//, "");
-  if (/flux-2-/.test(model)) return serveFlux2(x, model, (status, code, message) => failure(x, status, code, message));
+  const published = publishedNameOf(model);
+  // The published schema of FLUX.2 is `{ multipart: { body, contentType } }`: form data only.
+  if (workersAiInput(published)?.properties?.multipart) return serveFlux2(x, model, (status, code, message) => failure(x, status, code, message));
   if (!isJson(req)) return failure(x, 400, 5006, "Expected a JSON body");
   const inputs = parseJson(x.body) as Record<string, unknown> | undefined;
   if (typeof inputs !== "object" || inputs === null) return failure(x, 400, 5006, "Malformed JSON in request body");
-
-  if (/llama-guard/.test(model)) return serveLlamaGuard(x, inputs, (status, code, message) => failure(x, status, code, message));
 
   switch (model) {
     case "fake/http-400":
@@ -44,6 +52,12 @@ export function serveWorkersAi(x: FakeExchange): void {
       return sendJson(x.res, 200, { result: {}, success: true, errors: [], messages: [] });
   }
 
+  // Failure scenarios (above) answer as they are named, whatever the inputs; everything else is
+  // held to the model's published schema first.
+  const invalid = workersAiProblem(published, inputs);
+  if (invalid) return failure(x, 400, 5006, invalid);
+  if (/llama-guard/.test(model)) return serveLlamaGuard(x, inputs, (status, code, message) => failure(x, status, code, message));
+
   const prompt = inputs.prompt;
   if (typeof prompt !== "string" || prompt === "") return failure(x, 400, 5006, "Error: required properties at '/' are 'prompt'");
   const record: FakeRequestRecord = {
@@ -58,20 +72,13 @@ export function serveWorkersAi(x: FakeExchange): void {
     steps: typeof inputs.steps === "number" ? inputs.steps : undefined,
   };
 
-  if (model === "fake/flux-1-schnell") {
-    const extra = Object.keys(inputs).find((key) => !FLUX_KEYS.has(key));
-    if (extra) return failure(x, 400, 5006, `Error: additional property '${extra}' is not allowed`);
-    if (inputs.steps !== undefined && !(Number.isInteger(inputs.steps) && (inputs.steps as number) >= 1 && (inputs.steps as number) <= 8)) {
-      return failure(x, 400, 5006, "Error: steps must be an integer from 1 to 8");
-    }
+  if (published === "@cf/black-forest-labs/flux-1-schnell") {
     const png = encodeFakePng({ width: 1024, height: 1024, seed: seedOf(prompt), record });
     return sendJson(x.res, 200, { result: { image: png.toString("base64") }, success: true, errors: [], messages: [] });
   }
 
-  const extra = Object.keys(inputs).find((key) => !DIFFUSION_KEYS.has(key));
-  if (extra) return failure(x, 400, 5006, `Error: additional property '${extra}' is not allowed`);
-  const side = (value: unknown) => Number.isInteger(value) && (value as number) >= 256 && (value as number) <= 2048;
-  if (!side(inputs.width) || !side(inputs.height)) return failure(x, 400, 5006, "Error: width and height must be integers from 256 to 2048");
+  // The schema leaves width and height optional; our adapter always sends them (the picture's size).
+  if (inputs.width === undefined || inputs.height === undefined) return failure(x, 400, 5006, "Error: this fake needs width and height to draw");
   if (inputs.image !== undefined && !(Array.isArray(inputs.image) && inputs.image.length > 0 && inputs.image.every((byte) => Number.isInteger(byte) && byte >= 0 && byte <= 255))) {
     return failure(x, 400, 5006, "Error: image must be an array of bytes");
   }
