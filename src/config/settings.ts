@@ -43,8 +43,11 @@ const SETTINGS_SCHEMA = z.object({
   OPENAI_API_KEY: text,
   REPLICATE_BASE_URL: text,
   REPLICATE_API_TOKEN: text,
-  /** The safety screen's second stage (src/safety/moderation.ts): off, llama-guard or openai. */
-  MODERATION: z.preprocess((value) => (typeof value === "string" ? value.trim().toLowerCase() : value), z.enum(["off", "llama-guard", "openai"]).catch("off")),
+  /**
+   * The safety screen's second stage (src/safety/moderation.ts): off, llama-guard or openai.
+   * Unset (or not one of those): Llama Guard wherever the AI binding is, none without it.
+   */
+  MODERATION: z.preprocess((value) => (typeof value === "string" ? value.trim().toLowerCase() : value), z.enum(["off", "llama-guard", "openai"]).optional().catch(undefined)),
   MODERATION_MODEL: text,
   MODERATION_BASE_URL: text,
   MODERATION_API_KEY: text,
@@ -99,7 +102,8 @@ export interface Settings {
   openai: { baseUrl: string | undefined; apiKey: string | undefined };
   replicate: { baseUrl: string | undefined; apiToken: string | undefined };
   moderation: {
-    kind: "off" | "llama-guard" | "openai";
+    /** As configured; undefined when MODERATION is unset (the default depends on the AI binding). */
+    kind: "off" | "llama-guard" | "openai" | undefined;
     model: string | undefined;
     baseUrl: string | undefined;
     apiKey: string | undefined;

@@ -3,12 +3,15 @@ import { PixelgateError } from "../errors.ts";
 import { SAFETY_CATEGORIES, type SafetyCategory } from "./terms/types.ts";
 
 // The second stage of the safety screen: a moderation model, asked only about text the word
-// list let through (so it can add refusals, never clear one). Off unless configured:
+// list let through (so it can add refusals, never clear one). On by default wherever it can run:
+//   MODERATION unset        Llama Guard 3 when the AI binding is present (a deployment on
+//                           Cloudflare with Workers AI), none without it (the offline local run).
 //   MODERATION=llama-guard  Llama Guard 3 on the Workers AI binding (MODERATION_MODEL, default
 //                           @cf/meta/llama-guard-3-8b), asked for JSON ({ safe, categories }).
 //   MODERATION=openai       an OpenAI-compatible POST {MODERATION_BASE_URL}/moderations with
 //                           MODERATION_API_KEY (both default to the OPENAI_ settings) and
 //                           MODERATION_MODEL (default omni-moderation-latest).
+//   MODERATION=off          the word list alone, on purpose.
 //   MODERATION_FAILURE=closed (default) | open: what an unreachable or unreadable moderation
 //                           model means. Closed refuses the call with 502 before any charge, so
 //                           an operator who turned moderation on never serves unscreened text;
@@ -58,14 +61,19 @@ const TIMEOUT_MS = 10_000;
 
 type Classifier = (text: string, signal: AbortSignal) => Promise<ModerationVerdict>;
 
-/** The configured classifier, or null when moderation is off. */
+/** Which second stage runs: the configured one, else Llama Guard wherever the AI binding is. */
+export function moderationKind(env: ModerationEnv): "llama-guard" | "openai" | "off" {
+  return settingsOf(env).moderation.kind ?? (env.AI !== undefined ? "llama-guard" : "off");
+}
+
+/** The classifier of the second stage, or null when there is none. */
 export function moderationOf(env: ModerationEnv): Classifier | null {
-  switch (settingsOf(env).moderation.kind) {
+  switch (moderationKind(env)) {
     case "llama-guard":
       return (text, signal) => askLlamaGuard(env, text, signal);
     case "openai":
       return (text, signal) => askOpenAi(env, text, signal);
-    default:
+    case "off":
       return null;
   }
 }

@@ -62,8 +62,14 @@ describe("moderation: order, outages and off", () => {
     expect(openAiDown).toMatchObject({ code: "upstream_error" });
   });
 
-  it("is off unless configured: the paraphrase passes the word list alone", async () => {
-    expect(await refusalOf({ MODERATION: undefined }, PARAPHRASE)).toBeNull();
+  it("is on by default wherever the AI binding is: Llama Guard refuses the paraphrase the word list passes", async () => {
+    expect(await refusalOf({ MODERATION: undefined }, PARAPHRASE)).toMatchObject({ code: "content_policy_violation", details: { category: "sexual" } });
+    expect(await refusalOf({ MODERATION: "" }, PARAPHRASE)).toMatchObject({ code: "content_policy_violation" });
+  });
+
+  it("is off on purpose with MODERATION=off, and off without the AI binding (the offline local run)", async () => {
+    expect(await refusalOf({ MODERATION: "off" }, PARAPHRASE)).toBeNull();
+    expect(await refusalOf({ MODERATION: undefined, AI: undefined }, PARAPHRASE)).toBeNull();
   });
 
   it("runs in the tools' prepare step, before any charge", async () => {
