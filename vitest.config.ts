@@ -41,8 +41,9 @@ const BROWSER_PROJECT: TestProjectInlineConfiguration = {
   },
 };
 
-// Checks of committed build artefacts (the native WASM manifest) and of the repository's own
-// check scripts (the layer order), in plain Node: they read files.
+// Checks of committed build artefacts (the native WASM manifest), of the repository's own check
+// scripts (the layer order) and of the Node scripts that read the repository (the deploy dry
+// run), in plain Node: they read files.
 const NATIVE_PROJECT: TestProjectInlineConfiguration = {
   extends: false,
   test: { name: "native", include: ["test/native/**/*.test.ts", "test/scripts/**/*.test.ts"], environment: "node" },

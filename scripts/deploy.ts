@@ -5,9 +5,13 @@
 //   3. applies the D1 migrations remotely
 //   4. sets the ADMIN_TOKEN secret (generated, printed once) and any provider or Stripe secrets in the env
 //   5. deploys the worker
+// `npm run deploy -- --dry-run` does none of that: it prints the model rows this configuration
+// (wrangler.toml's [ai] binding, OPENAI_API_KEY, REPLICATE_API_TOKEN, MODERATION in the
+// environment) would serve, and which it would not and why (scripts/served-models.ts).
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { randomBase62 } from "../src/ids/random.ts";
+import { deployConfiguration, describeServedModels, servedModels } from "./served-models.ts";
 
 const DATABASE = "pixelgate";
 const BUCKET = "pixelgate-files";
@@ -38,6 +42,12 @@ function must(args: string[], input?: string): string {
 
 function step(text: string): void {
   console.log(`\n> ${text}`);
+}
+
+if (process.argv.includes("--dry-run")) {
+  console.log(describeServedModels(servedModels(deployConfiguration())));
+  console.log("\nDry run: nothing was created, migrated or deployed.");
+  process.exit(0);
 }
 
 step("Checking the Cloudflare login");
