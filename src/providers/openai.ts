@@ -5,12 +5,14 @@ import { FORMAT_INFO } from "../codecs";
 import type { AspectRatio, ImageProvider, ProviderOutput, ProviderTask, TaskImage } from "./types";
 import { UpstreamClient, isAllowedApiBase } from "./upstream-http";
 import { decodeBase64Image, encodedImage, fetchOutputFile } from "./upstream-output";
+import { ACCEPTED_INPUTS, withAcceptedImages } from "./accepted-inputs";
 
 // Any OpenAI-compatible Images API (OPENAI_BASE_URL, OPENAI_API_KEY):
 // - generate without references: POST {base}/images/generations, JSON.
 // - generate with references, edit (every action) and remove_bg: POST {base}/images/edits,
 //   multipart/form-data with the image file(s) (`image`, or `image[]` for several, as GPT Image
-//   models accept up to 16) and the prompt. remove_bg and `action: remove_bg` also ask for a
+//   models accept up to 16) and the prompt. Files are PNG, WebP or JPEG, upright, as the edits
+//   endpoint documents (ACCEPTED_INPUTS.openai); any other input is converted first. remove_bg and `action: remove_bg` also ask for a
 //   transparent background, from the models whose documentation accepts one (GPT Image 1, 1 mini,
 //   1.5). OpenAI documents `background: transparent` as refused by GPT Image 2, so for it those
 //   two are refused before any charge and transparent output takes the path that works: the
@@ -59,7 +61,7 @@ export const openaiProvider: ImageProvider = {
     const base = (openai.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
     if (!key || !isAllowedApiBase(base)) throw upstream.failure("is not configured (OPENAI_API_KEY, and an https (or loopback http) OPENAI_BASE_URL).");
 
-    const request = requestFor(task, model);
+    const request = requestFor(await withAcceptedImages(task, ACCEPTED_INPUTS.openai), model);
     const headers = { Authorization: `Bearer ${key}`, Accept: "application/json" };
     const response = await upstream.send(`${base}/images/${request.endpoint}`, { method: "POST", headers: request.json ? { ...headers, "Content-Type": "application/json" } : headers, body: request.body });
     await upstream.expectOk(response, `to images/${request.endpoint}`);

@@ -1,5 +1,6 @@
 import { PixelgateError } from "../errors";
 import { megapixelSize } from "./aspect";
+import type { AcceptedInputsName } from "./accepted-inputs";
 import type { AspectRatio, ProviderTask } from "./types";
 import { dataUriOf } from "./upstream-output";
 
@@ -29,6 +30,8 @@ const FLUX2_MAX_IMAGES = 8;
 const TOPAZ_FACTORS: Record<number, string> = { 2: "2x", 4: "4x" };
 
 interface ReplicateModel {
+  /** The row of ACCEPTED_INPUTS its input images are made to fit (default: `replicate`). */
+  accepts?: AcceptedInputsName;
   /** Refuses, before the charge, what this model cannot do (free 4xx). */
   check?(task: ProviderTask, name: string): void;
   input(task: ProviderTask): Record<string, unknown>;
@@ -46,6 +49,7 @@ function fluxAspect(ratio: AspectRatio, allowed: string[], maxSide: number): Rec
 
 const MODELS: Record<string, ReplicateModel> = {
   "black-forest-labs/flux-2-pro": {
+    accepts: "replicate-flux",
     check(task, name) {
       if (task.kind === "generate" && task.references.length > FLUX2_MAX_IMAGES) refuse(`${name} takes at most ${FLUX2_MAX_IMAGES} reference images`, "referenceImages");
     },
@@ -58,6 +62,7 @@ const MODELS: Record<string, ReplicateModel> = {
     },
   },
   "black-forest-labs/flux-kontext-pro": {
+    accepts: "replicate-flux",
     check(task, name) {
       if (task.kind === "generate" && task.references.length > 1) refuse(`${name} takes one reference image`, "referenceImages");
     },
@@ -69,6 +74,7 @@ const MODELS: Record<string, ReplicateModel> = {
     },
   },
   "black-forest-labs/flux-1.1-pro": {
+    accepts: "replicate-flux",
     check(task, name) {
       if (task.kind === "edit") refuse(`${name} is text-to-image and cannot edit an image`, "model");
       if (task.kind === "generate" && task.references.length > 1) refuse(`${name} takes one reference image`, "referenceImages");

@@ -4,6 +4,7 @@ import { PixelgateError } from "../errors";
 import type { ImageProvider } from "./types";
 import { predictionInput } from "./replicate-input";
 import { knownReplicateModel } from "./replicate-models";
+import { ACCEPTED_INPUTS, withAcceptedImages } from "./accepted-inputs";
 import { UpstreamClient, pause, isAllowedApiBase } from "./upstream-http";
 import { decodeDataUri, encodedImage, fetchOutputFile, svgMarkup } from "./upstream-output";
 
@@ -55,7 +56,8 @@ export const replicateProvider: ImageProvider = {
     if (!token || !isAllowedApiBase(base)) throw upstream.failure("is not configured (REPLICATE_API_TOKEN, and an https (or loopback http) REPLICATE_BASE_URL).");
 
     const auth = `Bearer ${token}`;
-    const { url, body } = creation(base, model.upstreamModel, predictionInput(task, model.upstreamModel));
+    const accepted = await withAcceptedImages(task, ACCEPTED_INPUTS[knownReplicateModel(model.upstreamModel)?.accepts ?? "replicate"]);
+    const { url, body } = creation(base, model.upstreamModel, predictionInput(accepted, model.upstreamModel));
     const response = await upstream.send(url, {
       method: "POST",
       headers: { Authorization: auth, "Content-Type": "application/json", Accept: "application/json", ...deadlineHeaders(env) },

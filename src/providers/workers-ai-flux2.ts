@@ -1,5 +1,4 @@
-import { decodeImage, encodeImage, readHeader } from "../codecs";
-import { shrinkToFit } from "../raster/shrink";
+import { ACCEPTED_INPUTS, acceptedImage } from "./accepted-inputs";
 import { megapixelSize } from "./aspect";
 import type { AspectRatio, ProviderTask, TaskImage } from "./types";
 
@@ -15,11 +14,11 @@ import type { AspectRatio, ProviderTask, TaskImage } from "./types";
 // - [klein] is distilled with a fixed 4-step inference: its steps "cannot be adjusted", so we
 //   send none; [dev] takes steps (the documented example uses 25);
 // - the answer is `{ image: base64 }`.
-// Inputs larger than 512 px on a side, or not PNG, are reduced (box filter) and sent as PNG,
-// so every input the model gets is one it documents; a reference keeps its proportions.
+// Inputs larger than 512 px on a side, not PNG or not upright are turned upright, reduced (box
+// filter) and sent as PNG (ACCEPTED_INPUTS["workers-ai-flux2"]), so every input the model gets is
+// one it documents; a reference keeps its proportions.
 
 export const FLUX2_MAX_INPUT_IMAGES = 4;
-export const FLUX2_INPUT_MAX_SIDE = 512;
 const MIN_SIDE = 256;
 const MAX_SIDE = 1920;
 /** [dev]'s step count: the documented example's. Cost grows with steps (priced per step). */
@@ -58,18 +57,11 @@ export async function flux2Multipart(task: ProviderTask, upstreamModel: string):
   if (takesSteps(upstreamModel)) form.append("steps", String(DEV_STEPS));
   const images = flux2Inputs(task);
   for (const [index, image] of images.entries()) {
-    const png = await fittedPng(image);
-    form.append(`input_image_${index}`, new Blob([png], { type: "image/png" }), `input_image_${index}.png`);
+    const { bytes } = await acceptedImage(image, ACCEPTED_INPUTS["workers-ai-flux2"]);
+    form.append(`input_image_${index}`, new Blob([bytes], { type: "image/png" }), `input_image_${index}.png`);
   }
   // Serialising through a Response writes the body and the Content-Type with its boundary.
   const encoded = new Response(form);
   return { multipart: { body: encoded.body!, contentType: encoded.headers.get("Content-Type")! } };
 }
 
-/** The image as a PNG within 512x512: unchanged when it already is one. */
-async function fittedPng(image: TaskImage): Promise<Uint8Array> {
-  const fits = image.width <= FLUX2_INPUT_MAX_SIDE && image.height <= FLUX2_INPUT_MAX_SIDE;
-  if (fits && image.format === "png") return image.bytes;
-  const pixels = await decodeImage(image.bytes, readHeader(image.bytes, image.format));
-  return encodeImage(shrinkToFit(pixels, FLUX2_INPUT_MAX_SIDE), "png");
-}

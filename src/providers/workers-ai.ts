@@ -2,6 +2,7 @@ import { PixelgateError } from "../errors";
 import type { Model } from "../models/catalog";
 import type { AspectRatio, ImageProvider, ProviderTask } from "./types";
 import { megapixelSize } from "./aspect";
+import { ACCEPTED_INPUTS, withAcceptedImages } from "./accepted-inputs";
 import { MAX_UPSTREAM_BODY_BYTES, UpstreamClient, raceAbort } from "./upstream-http";
 import { decodeBase64Image, decodeDataUri, encodedImage } from "./upstream-output";
 import { FLUX2_MAX_INPUT_IMAGES, flux2Multipart, isFlux2 } from "./workers-ai-flux2";
@@ -17,7 +18,8 @@ import { FLUX2_MAX_INPUT_IMAGES, flux2Multipart, isFlux2 } from "./workers-ai-fl
 //   does not follow it), no size (the aspect ratio cannot be honoured: it renders 1024x1024) and no
 //   input image (edits and references are refused before any charge). It answers `{ image: base64 }`.
 // - image-to-image models (`img2img`, `inpainting` in the id, e.g. Stable Diffusion 1.5 img2img):
-//   need an input image: `image` as an array of bytes, `prompt`, `strength`, plus the size and seed.
+//   need an input image: `image` as an array of bytes (of a PNG or JPEG, upright:
+//   ACCEPTED_INPUTS["workers-ai-sd"]), `prompt`, `strength`, plus the size and seed.
 // - the other Stable Diffusion models (SDXL base, Lightning, DreamShaper): `prompt`, `width`,
 //   `height`, `seed`; a first reference image, when given, becomes their `image` (SDXL base
 //   accepts one). They answer a PNG stream.
@@ -65,7 +67,10 @@ export const workersAiProvider: ImageProvider = {
     if (!ai) throw upstream.failure("is not configured (no AI binding).");
 
     // Built before the call: an input image that fails to decode here is the input's fault (4xx).
-    const inputs = familyOf(call.model.upstreamModel) === "flux2" ? await flux2Multipart(task, call.model.upstreamModel) : inputsFor(task, call.model);
+    const inputs =
+      familyOf(call.model.upstreamModel) === "flux2"
+        ? await flux2Multipart(task, call.model.upstreamModel)
+        : inputsFor(await withAcceptedImages(task, ACCEPTED_INPUTS["workers-ai-sd"]), call.model);
     let answer: unknown;
     try {
       answer = await raceAbort(ai.run(call.model.upstreamModel, inputs), call.signal);

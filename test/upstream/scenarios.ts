@@ -130,6 +130,8 @@ export interface FakeRequestRecord {
   strength?: number;
   steps?: number;
   prefer?: string;
+  /** The media types of the data URIs a Replicate prediction was given. */
+  imageTypes?: string[];
   /** Replicate's `Cancel-After` header as sent. */
   cancelAfter?: string;
   version?: string;
