@@ -67,8 +67,34 @@ export const ENCODE_BYTES_PER_PIXEL: Record<ImageFormat, number> = {
  */
 const EARLIER_LIMITS: Partial<Record<InputFormat, number>> = { avif: 2_000_000, gif: 4_000_000, bmp: 4_000_000, tiff: 4_000_000 };
 
-/** What every codec request costs besides its pixels and its upload: codec instances, tables. */
+/**
+ * What a large codec request costs besides its pixels and its upload (codec instances, tables,
+ * WASM memory grown in steps): the intercept under which every measured peak from 1 MP up lies.
+ * The pixel limits are computed with it.
+ */
 export const FIXED_BYTES = 10 * MiB;
+
+/**
+ * What a codec call costs however small its picture, whole request (docs/codecs.md "Fixed cost
+ * of a call"): our own build's instance starts at 1 MiB (16x16 calls 3.3 to 4.1 MiB, up to 6.3 at
+ * 256x256); a PNG written as a palette file keeps a colour histogram of 10 MiB (12.8); the general
+ * path's jsquash and TIFF instances start at 16 MiB each (18.6 to 19.4 at 16x16, up to 26.1 at
+ * 256x256, AVIF to JPEG). The pixel limits are computed with FIXED_BYTES, the large calls' figure.
+ */
+export const CALL_FLOOR_BYTES = { native: 5 * MiB, nativePalettePng: 14 * MiB, general: 28 * MiB } as const;
+
+/**
+ * Above the floor, the fixed part grows with the picture (WASM memory's steps, buffers sized by
+ * the picture's width, zlib's and the row writers' windows) by this much a pixel until it is
+ * FIXED_BYTES (from about 0.1 MP): every call measured from 32x32 to 316x316, noise, lies at or
+ * under it.
+ */
+const FIXED_BYTES_PER_PIXEL = 64;
+
+/** The fixed part of a call of `pixels` above its floor: FIXED_BYTES from about 0.1 MP. */
+function fixedBytes(floor: number, pixels: number): number {
+  return Math.min(FIXED_BYTES, floor + FIXED_BYTES_PER_PIXEL * pixels);
+}
 
 /**
  * Bytes per byte of upload at the peak: the decoded file, and what is left of the body's bytes
@@ -79,6 +105,14 @@ export const FIXED_BYTES = 10 * MiB;
  */
 const UPLOAD_BYTE_COST = 2;
 const GENERAL_PNG_UPLOAD_BYTE_COST = 2.5;
+
+/** A request's own state while it waits at the memory gate (its parsed JSON, the context), beside its upload. */
+const WAITING_REQUEST_BYTES = 64 * 1024;
+
+/** What a request holds while it waits at the memory gate: its upload, as it is held for the work, and its own state. */
+export function waitingBytes(inputBytes: number): number {
+  return WAITING_REQUEST_BYTES + UPLOAD_BYTE_COST * inputBytes;
+}
 
 function uploadCost(input: InputFormat, inputBytes: number, nativePerPixel: number | null): number {
   return inputBytes * (input === "png" && nativePerPixel === null ? GENERAL_PNG_UPLOAD_BYTE_COST : UPLOAD_BYTE_COST);
@@ -149,12 +183,13 @@ export const MODEL_INPUT_MAX_PIXELS = 4_000_000;
 /**
  * The memory one request is expected to need at its peak, from its header and upload size: the
  * larger of its decode and encode stages (the decoder's memory is released before the encoder
- * starts), plus the upload's cost. What the memory gate admits against its budget. Every
+ * starts) with the fixed part for its size, at least the call's floor, plus the upload's cost. What the memory gate admits against its budget. Every
  * measured case lies at or under it (docs/codecs.md).
  */
-export function estimateCodecBytes(pixels: number, input: InputFormat, target: ImageFormat | null, inputBytes: number, nativePerPixel: number | null = null): number {
+export function estimateCodecBytes(pixels: number, input: InputFormat, target: ImageFormat | null, inputBytes: number, nativePerPixel: number | null = null, quality = 100): number {
   const perPixel = nativePerPixel ?? Math.max(DECODE_BYTES_PER_PIXEL[input], target === null ? 0 : ENCODE_BYTES_PER_PIXEL[target]);
-  return Math.ceil(FIXED_BYTES + pixels * perPixel + uploadCost(input, inputBytes, nativePerPixel));
+  const floor = nativePerPixel === null ? CALL_FLOOR_BYTES.general : target === "png" && quality < 100 ? CALL_FLOOR_BYTES.nativePalettePng : CALL_FLOOR_BYTES.native;
+  return Math.ceil(Math.max(floor, fixedBytes(floor, pixels) + pixels * perPixel) + uploadCost(input, inputBytes, nativePerPixel));
 }
 
 /**

@@ -37,8 +37,12 @@ export interface GateOptions {
   budget: number;
   /** Longest a request waits for room before it is refused. */
   maxWaitMs: number;
-  /** Requests allowed to wait at once; one more is refused without waiting. */
-  maxWaiting: number;
+  /**
+   * Bytes the waiting requests may hold at once (their bodies: what each waiter says it holds);
+   * one that would take the line past it is refused without waiting. A request alone in the line
+   * always waits, however large.
+   */
+  maxWaitingBytes: number;
   /** Seconds a refused client is told to wait (Retry-After). */
   retryAfterSeconds: number;
   /**
@@ -59,27 +63,31 @@ export class MemoryGate {
   private readonly held = new Map<symbol, { since: number; group: object | undefined; release: () => void }>();
   /** Waiting requests in arrival order, each by its own ticket. */
   private readonly waiting: symbol[] = [];
+  /** What the waiting requests hold, together. */
+  private waitingBytes = 0;
 
   constructor(readonly options: GateOptions) {}
 
   /** Bytes held by admitted work, and how many requests hold or wait for them. */
-  get state(): { inUse: number; admitted: number; waiting: number } {
-    return { inUse: this.inUse, admitted: this.held.size, waiting: this.waiting.length };
+  get state(): { inUse: number; admitted: number; waiting: number; waitingBytes: number } {
+    return { inUse: this.inUse, admitted: this.held.size, waiting: this.waiting.length, waitingBytes: this.waitingBytes };
   }
 
   /**
    * A permit for `bytes`, now if they fit (or if nothing else runs: one request alone is always
    * admitted, the pixel limits keep it within the isolate), else after earlier waiters, within
-   * maxWaitMs. Throws PixelgateError service_busy when the wait is over or the queue is full.
-   * Work of one `group` (the items of one batch, which all run only once all are prepared) is
-   * admitted as soon as any of it is: waiting for its own items would wait for ever.
+   * maxWaitMs. `holding`: what the request holds while it waits (its body). Throws
+   * PixelgateError service_busy when the wait is over or the line's bytes would pass
+   * maxWaitingBytes. Work of one `group` (the items of one batch, which all run only once all
+   * are prepared) is admitted as soon as any of it is: waiting for its own items would wait for ever.
    */
-  async acquire(bytes: number, group?: object): Promise<Permit> {
+  async acquire(bytes: number, group?: object, holding = 0): Promise<Permit> {
     this.takeBackStale();
     if ((this.waiting.length === 0 && this.fits(bytes)) || this.holds(group)) return this.grant(bytes, group);
-    if (this.waiting.length >= this.options.maxWaiting) throw this.busy();
+    if (this.waiting.length > 0 && this.waitingBytes + holding > this.options.maxWaitingBytes) throw this.busy();
     const ticket = Symbol("waiter");
     this.waiting.push(ticket);
+    this.waitingBytes += holding;
     const deadline = Date.now() + this.options.maxWaitMs;
     try {
       for (;;) {
@@ -90,6 +98,7 @@ export class MemoryGate {
       }
     } finally {
       this.waiting.splice(this.waiting.indexOf(ticket), 1); // admitted or given up: out of the line
+      this.waitingBytes -= holding;
     }
   }
 
@@ -141,9 +150,10 @@ export class MemoryGate {
 
 /**
  * The isolate's gate (module state lives as long as the isolate). The largest admitted encode
- * takes a few seconds (more on a busy host), so 30 s lets a burst of four run one after another; small images pass
- * in milliseconds, so a burst of dozens (a batch, a busy client) drains well within the wait.
- * A waiting request already holds its body (the JSON is parsed before any handler runs), so
- * the line is bounded too.
+ * takes a few seconds (more on a busy host), so 30 s lets a burst of four run one after another;
+ * small images pass in milliseconds, so a burst of hundreds (a batch, a busy client) drains well
+ * within the wait. A waiting request already holds its body (the JSON is parsed before any
+ * handler runs), so the line is bounded by what those bodies hold: as much as the codec budget
+ * (four of the largest uploads, or thousands of small ones).
  */
-export const isolateCodecGate = new MemoryGate({ budget: ISOLATE_CODEC_BUDGET, maxWaitMs: 30_000, maxWaiting: 64, retryAfterSeconds: 5, maxHoldMs: 120_000 });
+export const isolateCodecGate = new MemoryGate({ budget: ISOLATE_CODEC_BUDGET, maxWaitMs: 30_000, maxWaitingBytes: ISOLATE_CODEC_BUDGET, retryAfterSeconds: 5, maxHoldMs: 120_000 });

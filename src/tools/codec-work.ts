@@ -1,4 +1,4 @@
-import { assertRecodable, estimateCodecBytes, isolateCodecGate, nativeBytesPerPixel, recodeQuality, type Permit } from "../codecs";
+import { assertRecodable, estimateCodecBytes, isolateCodecGate, nativeBytesPerPixel, recodeQuality, waitingBytes, type Permit } from "../codecs";
 import type { ImageFormat } from "../codecs/formats";
 import type { ErrorCode } from "../errors";
 import type { Base64Bytes } from "../http/base64-bytes";
@@ -19,9 +19,12 @@ export const CODEC_TOOL_ERRORS: ErrorCode[] = [...IMAGE_INPUT_ERRORS, "service_b
  * (memory-gate.ts).
  */
 export function admitCodecWork(source: CodecSource, target: ImageFormat, ctx: ToolContext, quality?: number): Promise<Permit> {
-  const native = nativeBytesPerPixel(source.bytes, source.format, target, source.width * source.height, recodeQuality(target, { quality }));
+  const pixels = source.width * source.height;
+  const recodedAt = recodeQuality(target, { quality });
+  const native = nativeBytesPerPixel(source.bytes, source.format, target, pixels, recodedAt);
   assertRecodable(source, target, native);
-  return isolateCodecGate.acquire(estimateCodecBytes(source.width * source.height, source.format, target, source.bytes.length, native), ctx);
+  const estimate = estimateCodecBytes(pixels, source.format, target, source.bytes.length, native, recodedAt);
+  return isolateCodecGate.acquire(estimate, ctx, waitingBytes(source.bytes.length));
 }
 
 /**

@@ -9,7 +9,7 @@ import { PixelgateError } from "../../src/errors.ts";
 const LONG = 60_000; // a wait no test reaches: settlement comes from releases, not the clock
 
 function gate(options: Partial<ConstructorParameters<typeof MemoryGate>[0]> = {}): MemoryGate {
-  return new MemoryGate({ budget: 100, maxWaitMs: LONG, maxWaiting: 4, retryAfterSeconds: 7, maxHoldMs: LONG, ...options });
+  return new MemoryGate({ budget: 100, maxWaitMs: LONG, maxWaitingBytes: 1000, retryAfterSeconds: 7, maxHoldMs: LONG, ...options });
 }
 
 /** Lets waiting acquirers poll a few times (they look every 10 ms). */
@@ -32,12 +32,12 @@ describe("memory gate", () => {
     const g = gate();
     const a = await g.acquire(60);
     const b = await g.acquire(40);
-    expect(g.state).toEqual({ inUse: 100, admitted: 2, waiting: 0 });
+    expect(g.state).toEqual({ inUse: 100, admitted: 2, waiting: 0, waitingBytes: 0 });
     a.release();
     a.release(); // idempotent: the run's finally and the billing path may both release
-    expect(g.state).toEqual({ inUse: 40, admitted: 1, waiting: 0 });
+    expect(g.state).toEqual({ inUse: 40, admitted: 1, waiting: 0, waitingBytes: 0 });
     b.release();
-    expect(g.state).toEqual({ inUse: 0, admitted: 0, waiting: 0 });
+    expect(g.state).toEqual({ inUse: 0, admitted: 0, waiting: 0, waitingBytes: 0 });
   });
 
   it("hands part of a permit over to what outlives the work, and counts only that part until it is given back", async () => {
@@ -52,9 +52,9 @@ describe("memory gate", () => {
     await until(() => waiter.permit !== undefined); // 30 + 50 fit
     work.release(); // the work's own end does not double-count: the same 30
     giveBack();
-    expect(g.state).toEqual({ inUse: 50, admitted: 1, waiting: 0 });
+    expect(g.state).toEqual({ inUse: 50, admitted: 1, waiting: 0, waitingBytes: 0 });
     waiter.permit!.release();
-    expect(g.state).toEqual({ inUse: 0, admitted: 0, waiting: 0 });
+    expect(g.state).toEqual({ inUse: 0, admitted: 0, waiting: 0, waitingBytes: 0 });
   });
 
   it("makes work beyond the budget wait until enough is released, in arrival order", async () => {
@@ -69,7 +69,7 @@ describe("memory gate", () => {
     await until(() => big.permit !== undefined && small.permit !== undefined);
     expect(big.permit?.bytes).toBe(60);
     expect(small.permit?.bytes).toBe(10);
-    expect(g.state).toEqual({ inUse: 70, admitted: 2, waiting: 0 });
+    expect(g.state).toEqual({ inUse: 70, admitted: 2, waiting: 0, waitingBytes: 0 });
   });
 
   it("admits one request larger than the whole budget when nothing else runs", async () => {
@@ -90,22 +90,36 @@ describe("memory gate", () => {
     expect(error).toBeInstanceOf(PixelgateError);
     expect((error as PixelgateError).code).toBe("service_busy");
     expect((error as PixelgateError).headers["Retry-After"]).toBe("7");
-    expect(g.state).toEqual({ inUse: 90, admitted: 1, waiting: 0 });
+    expect(g.state).toEqual({ inUse: 90, admitted: 1, waiting: 0, waitingBytes: 0 });
     held.release();
     expect((await g.acquire(20)).bytes).toBe(20);
   });
 
-  it("refuses at once when the queue is full", async () => {
-    const g = gate({ maxWaiting: 1 });
+  it("refuses at once when the line's bytes are full, however few wait; a request alone in the line always waits", async () => {
+    const g = gate({ maxWaitingBytes: 1000 });
     const held = await g.acquire(100);
-    const queued = track(g.acquire(50));
-    const error = await g.acquire(50).catch((e: unknown) => e);
-    expect((error as PixelgateError).code).toBe("service_busy");
+    const large = track(g.acquire(50, undefined, 1500)); // more than the line holds, but alone in it
+    const small = track(g.acquire(50, undefined, 10)); // 1510 > 1000: refused
     await settle();
-    expect(queued.error).toBeUndefined(); // the one already waiting keeps its place
-    expect(g.state.waiting).toBe(1);
+    expect((small.error as PixelgateError).code).toBe("service_busy");
+    expect(large.error).toBeUndefined(); // the one already waiting keeps its place
+    expect(g.state).toMatchObject({ waiting: 1, waitingBytes: 1500 });
     held.release();
-    await until(() => queued.permit !== undefined);
+    await until(() => large.permit !== undefined);
+    expect(g.state.waitingBytes).toBe(0);
+    large.permit!.release();
+  });
+
+  it("lets hundreds of small waiters in line where their bytes fit, and serves them all", async () => {
+    const g = gate({ budget: 10, maxWaitingBytes: 1000 });
+    const held = await g.acquire(10);
+    const waiters = Array.from({ length: 200 }, () => g.acquire(1, undefined, 5)); // 200 x 5 = 1000: all fit
+    const over = await g.acquire(1, undefined, 5).catch((e: unknown) => e);
+    expect((over as PixelgateError).code).toBe("service_busy");
+    expect(g.state).toMatchObject({ waiting: 200, waitingBytes: 1000 });
+    held.release();
+    for (const permit of await Promise.all(waiters.map((w) => w.then((p) => (p.release(), p))))) expect(permit.bytes).toBe(1);
+    expect(g.state).toEqual({ inUse: 0, admitted: 0, waiting: 0, waitingBytes: 0 });
   });
 
   it("a waiter that gives up lets smaller ones behind it in", async () => {
@@ -127,7 +141,7 @@ describe("memory gate", () => {
     await settle();
     // The batch's next item passes the waiting outsider: its items run only together.
     const second = await g.acquire(80, batch);
-    expect(g.state).toEqual({ inUse: 160, admitted: 2, waiting: 1 });
+    expect(g.state).toEqual({ inUse: 160, admitted: 2, waiting: 1, waitingBytes: 0 });
     expect(outsider.permit).toBeUndefined();
     first.release();
     second.release();
@@ -140,6 +154,6 @@ describe("memory gate", () => {
     await g.acquire(100); // never released: a call dropped after prepare
     const next = await g.acquire(100);
     expect(next.bytes).toBe(100);
-    expect(g.state).toEqual({ inUse: 100, admitted: 1, waiting: 0 });
+    expect(g.state).toEqual({ inUse: 100, admitted: 1, waiting: 0, waitingBytes: 0 });
   });
 });
