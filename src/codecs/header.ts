@@ -9,7 +9,7 @@ import { invalidImage } from "./bytes.ts";
 import { FORMAT_INFO, type ImageFormat, type ImageHeader, type InputFormat } from "./formats.ts";
 import { readHeicHeader } from "./heic.ts";
 import { assertGifFrameDecodable, readGifHeader } from "./gif.ts";
-import { readJpegHeader, readJpegScans } from "./jpeg.ts";
+import { readJpegFrame, readJpegHeader, readJpegScans } from "./jpeg.ts";
 import { MAX_HEADER_SIDE, maxPixelsFor, maxRecodePixels } from "./limits.ts";
 import { readPngHeader } from "./png.ts";
 import { assertTiffDecodable, readTiffHeader } from "./tiff.ts";
@@ -59,8 +59,21 @@ export function assertDecodable(header: ImageHeader): void {
  * the limit of the path it takes (maxRecodePixels), its upload counted.
  */
 export function assertRecodable(source: { width: number; height: number; format: InputFormat; bytes: Uint8Array }, target: ImageFormat, nativePerPixel: number | null): void {
+  if (source.format === "jpeg") assertJpegColourReadable(source.bytes);
   const limit = maxRecodePixels(source.format, target, nativePerPixel, source.bytes.length);
   assertWithinPixelLimit(source.width, source.height, limit, `turned into ${FORMAT_INFO[target].label} from this ${FORMAT_INFO[source.format].label}`, "targetFormat");
+}
+
+/**
+ * unsupported_image_format for a CMYK or YCCK JPEG (a print file): no reader here turns its inks
+ * into RGB (ours take YCbCr, grey and RGB; jsquash's decoder refuses it too), so it is refused
+ * from its header, before the charge, rather than failing after it.
+ */
+function assertJpegColourReadable(bytes: Uint8Array): void {
+  const { colorSpace } = readJpegFrame(bytes);
+  if (colorSpace === "cmyk" || colorSpace === "ycck") {
+    throw new PixelgateError("unsupported_image_format", `This JPEG is coded in ${colorSpace.toUpperCase()} (a print file); save it as an RGB JPEG, or as PNG, and send that.`, { param: "image" });
+  }
 }
 
 /** image_too_large when a width x height image has more than `limit` pixels. */

@@ -87,14 +87,32 @@ export interface JpegFrame {
   scanOffset: number;
   /** A progressive frame (SOF2, SOF6, SOF10, SOF14): decoded whole before any row comes out. */
   progressive: boolean;
-  /** Colour components in the frame (1 grey, 3 YCbCr or RGB, 4 CMYK). */
+  /** Colour components in the frame (1 grey, 3 YCbCr or RGB, 4 CMYK or YCCK). */
   components: number;
+  /**
+   * How the components code colour, as libjpeg decides it from the header (jdapimin.c): a JFIF
+   * marker or component ids 1, 2, 3 mean YCbCr, an Adobe marker's transform says it, ids R, G, B
+   * mean RGB; four components are CMYK, or YCCK by Adobe's transform 2.
+   */
+  colorSpace: JpegColorSpace;
   /**
    * The quality its first quantisation table (luma) stands for on libjpeg's 1 to 100 scale,
    * from how far its steps are from the standard table's (null: no table before the scan).
    * How coarse the file was written tells how much finer a re-encoding can come out.
    */
   quality: number | null;
+}
+
+export type JpegColorSpace = "grey" | "ycbcr" | "rgb" | "cmyk" | "ycck";
+
+/** libjpeg's reading of a frame's colour space from its component ids and the JFIF and Adobe markers. */
+function colorSpaceOf(ids: number[], jfif: boolean, adobeTransform: number | null): JpegColorSpace {
+  if (ids.length === 1) return "grey";
+  if (ids.length === 4) return adobeTransform === 2 ? "ycck" : "cmyk";
+  if (ids.length !== 3 || jfif) return "ycbcr";
+  if (adobeTransform !== null) return adobeTransform === 0 ? "rgb" : "ycbcr";
+  if (ids[0] === 1 && ids[1] === 2 && ids[2] === 3) return "ycbcr";
+  return ids[0] === 82 && ids[1] === 71 && ids[2] === 66 ? "rgb" : "ycbcr";
 }
 
 /** Sum of the 64 steps of the standard luminance quantisation table (ITU T.81 Annex K), libjpeg's quality 50. */
@@ -121,11 +139,21 @@ function lumaStepsIn(r: ByteReader, start: number, end: number): number | null {
   return null;
 }
 
+/** `length` bytes at `at` as Latin-1 text (an APPn segment's identifier). */
+function markerName(r: ByteReader, at: number, length: number): string {
+  let name = "";
+  for (let i = 0; i < length; i++) name += String.fromCharCode(r.u8(at + i));
+  return name;
+}
+
 /** Walks the marker segments up to the first scan, reading the frame header on the way. */
 export function readJpegFrame(bytes: Uint8Array): JpegFrame {
   const r = new ByteReader(bytes, false, "JPEG");
   if (r.u8(0) !== 0xff || r.u8(1) !== 0xd8) throw invalidImage("The data is not a JPEG (no SOI marker).");
-  let frame: Omit<JpegFrame, "scanOffset" | "quality"> | null = null;
+  let frame: Omit<JpegFrame, "scanOffset" | "quality" | "colorSpace"> | null = null;
+  let ids: number[] = [];
+  let jfif = false;
+  let adobeTransform: number | null = null;
   let lumaSteps: number | null = null;
   let offset = 2;
   for (;;) {
@@ -146,11 +174,15 @@ export function readJpegFrame(bytes: Uint8Array): JpegFrame {
       // precision (1), height (2), width (2), components (1): height 0 would defer to a DNL
       // marker, which nothing we accept writes.
       frame = { height: r.u16(offset + 5), width: r.u16(offset + 7), progressive: (marker & 0x03) === 0x02, components: r.u8(offset + 9) };
+      ids = Array.from({ length: Math.min(frame.components, 4) }, (_, i) => r.u8(offset + 10 + 3 * i));
     }
+    if (marker === 0xe0 && length >= 7 && markerName(r, offset + 4, 5) === "JFIF\0") jfif = true;
+    if (marker === 0xee && length >= 14 && markerName(r, offset + 4, 5) === "Adobe") adobeTransform = r.u8(offset + 15);
     if (marker === 0xdb) lumaSteps = lumaStepsIn(r, offset + 4, offset + 2 + length) ?? lumaSteps;
     if (marker === 0xda) {
       if (!frame) throw invalidImage("The JPEG has image data before its frame header.");
-      return { ...frame, scanOffset: offset, quality: lumaSteps === null ? null : qualityOfSteps(lumaSteps) };
+      const colorSpace = colorSpaceOf(ids, jfif, adobeTransform);
+      return { ...frame, colorSpace, scanOffset: offset, quality: lumaSteps === null ? null : qualityOfSteps(lumaSteps) };
     }
     offset += 2 + length;
   }

@@ -113,6 +113,9 @@ function readerRoute(bytes: Uint8Array, input: InputFormat, target: ImageFormat,
   const encoder = ENCODER_TARGET[target];
   if (input === "jpeg") {
     const frame = readJpegFrame(bytes);
+    // CMYK and YCCK: no reader of ours; RGB-coded: the row writers' reader only (native/png_rows.c).
+    if (frame.colorSpace === "cmyk" || frame.colorSpace === "ycck") return null;
+    if (frame.colorSpace === "rgb" && !ROW_WRITER_TARGETS.has(target)) return null;
     const orientation = readOrientation(bytes, "jpeg");
     if (target === "png") return { input, orientation, bytesPerPixel: pngBytesPerPixel(bytes, "jpeg", pixels, quality, orientation > 2, frame.progressive) };
     if (target === "gif" || target === "bmp") return { input, orientation, bytesPerPixel: rowWriterBytesPerPixel(bytes, "jpeg", target, pixels, orientation > 2, frame.progressive) };
@@ -154,7 +157,12 @@ function readerRoute(bytes: Uint8Array, input: InputFormat, target: ImageFormat,
       if (!tiles || !kind || !planesFromTiles(tiles)) return null;
       return { input, encoding, tiles, bytesPerPixel: heicToRowWriterBytesPerPixel(bytes, encoding.alpha, target, pixels, kind, tiles.turns !== 0) };
     }
-    if (!encoder) return { input, encoding, tiles, bytesPerPixel: heicToPngBytesPerPixel(bytes, encoding.alpha, pixels, quality, kind, tiles?.turns !== 0) };
+    if (!encoder) {
+      // PNG reads whole planes: our decoder's when it can make them, else libheif's (priced so).
+      const planes = tiles && kind && planesFromTiles(tiles) ? tiles : null;
+      const from = planes ? kind : null;
+      return { input, encoding, tiles: planes, bytesPerPixel: heicToPngBytesPerPixel(bytes, encoding.alpha, pixels, quality, from, planes?.turns !== 0) };
+    }
     return { input, encoding, tiles, bytesPerPixel: heicBytesPerPixel(encoding.alpha, encoder, kind) };
   }
   return null;

@@ -3,6 +3,7 @@
 // everything else decodes and encodes as before. TIFF is a baseline JPEG from the same
 // encoder, wrapped in a TIFF container (tiff.ts).
 
+import { PixelgateError } from "../errors.ts";
 import type { ImageHeader, ImageFormat } from "./formats.ts";
 import { assertDecodable, assertSafeToDecode } from "./header.ts";
 import { decodeImage } from "./decode.ts";
@@ -55,9 +56,13 @@ export async function recodeImage(bytes: Uint8Array, header: ImageHeader, format
   if (defaultQuality !== undefined) {
     const quality = recodeQuality(format, options);
     const route = nativeRoute(bytes, header.format, format, header.width * header.height, quality);
-    const native = route && (await runNative(route, bytes, header, format, quality));
-    const wrapped = native && format === "tiff" ? asTiff(native) : native;
-    if (wrapped) return wrapped;
+    if (route) {
+      const native = await runNative(route, bytes, header, format, quality);
+      const wrapped = native && format === "tiff" ? asTiff(native) : native;
+      // The route was chosen from the header and priced so: the other path is not taken instead.
+      if (!wrapped) throw new PixelgateError("internal_error", `The ${header.format} reader chosen for this file from its header refused it.`);
+      return wrapped;
+    }
   }
   const raster = await decodeImage(bytes, header);
   return recodedImage(await encodeImage(raster, format, options), raster.width, raster.height);
@@ -71,8 +76,9 @@ function asTiff(jpeg: RecodedImage): RecodedImage | null {
 
 /**
  * Runs the route's reader and encoder, after the checks decodeImage and encodeImage make, in the
- * same order, before any pixel is decoded. Null when the file turns out to be one this build
- * leaves to the general path (a CMYK JPEG, an interlaced PNG).
+ * same order, before any pixel is decoded. Null only if the module turns down a file the route
+ * chose it for (recode-route.ts reads what it cannot take from the header: CMYK, interlaced,
+ * animated).
  */
 async function runNative(route: NativeRoute, bytes: Uint8Array, header: ImageHeader, format: ImageFormat, quality: number): Promise<RecodedImage | null> {
   assertDecodable(header);
