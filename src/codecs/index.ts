@@ -17,7 +17,7 @@ export { readHeader, assertDecodable, assertRecodable, assertSafeToDecode, asser
 export { nativeBytesPerPixel, nativeRoute, type NativeRoute } from "./recode-route.ts";
 export { decodeImage } from "./decode.ts";
 export { encodeImage, type EncodeOptions } from "./encode.ts";
-export { recodeImage, recodeQuality, type RecodedImage } from "./recode.ts";
+export { planRecode, recodeImage, recodeQuality, runRecode, type RecodedImage, type RecodePlan } from "./recode.ts";
 export { readOrientation, applyOrientation, type Orientation } from "./orientation.ts";
 export { imageHasAlpha } from "./raster.ts";
 export { stripMetadata } from "./strip-metadata.ts";

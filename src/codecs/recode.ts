@@ -47,25 +47,47 @@ export function recodeQuality(format: ImageFormat, options: EncodeOptions = {}):
 export type { RecodedImage };
 
 /**
+ * One compress or convert decided once, from the header, before the charge: the target, the
+ * quality it is written at and the route (null: the general decode and encode). The memory gate
+ * prices this plan (`bytesPerPixel`) and runRecode runs it, so what was paid for is what runs.
+ */
+export interface RecodePlan {
+  header: ImageHeader;
+  target: ImageFormat;
+  quality: number;
+  options: EncodeOptions;
+  route: NativeRoute | null;
+  /** The route's bytes per pixel, or null for the general path (limits.ts prices that one). */
+  bytesPerPixel: number | null;
+}
+
+export function planRecode(bytes: Uint8Array, header: ImageHeader, target: ImageFormat, options: EncodeOptions = {}): RecodePlan {
+  const quality = recodeQuality(target, options);
+  const route = NATIVE_TARGETS[target] === undefined ? null : nativeRoute(bytes, header.format, target, header.width * header.height, quality);
+  return { header, target, quality, options, route, bytesPerPixel: route?.bytesPerPixel ?? null };
+}
+
+/**
  * `bytes` (whose header was read with readHeader) re-encoded as `format`, with the EXIF
  * orientation applied and no metadata carried over: the same result contract as
  * encodeImage(await decodeImage(bytes, header), format, options), and the same errors.
  */
 export async function recodeImage(bytes: Uint8Array, header: ImageHeader, format: ImageFormat, options: EncodeOptions = {}): Promise<RecodedImage> {
-  const defaultQuality = NATIVE_TARGETS[format];
-  if (defaultQuality !== undefined) {
-    const quality = recodeQuality(format, options);
-    const route = nativeRoute(bytes, header.format, format, header.width * header.height, quality);
-    if (route) {
-      const native = await runNative(route, bytes, header, format, quality);
-      const wrapped = native && format === "tiff" ? asTiff(native) : native;
-      // The route was chosen from the header and priced so: the other path is not taken instead.
-      if (!wrapped) throw new PixelgateError("internal_error", `The ${header.format} reader chosen for this file from its header refused it.`);
-      return wrapped;
-    }
+  return runRecode(bytes, planRecode(bytes, header, format, options));
+}
+
+/** Runs a plan made by planRecode for these bytes: its route, or the general path when it has none. */
+export async function runRecode(bytes: Uint8Array, plan: RecodePlan): Promise<RecodedImage> {
+  const { header, target: format, quality, route } = plan;
+  if (route) {
+    const native = await runNative(route, bytes, header, format, quality);
+    const wrapped = native && format === "tiff" ? asTiff(native) : native;
+    // The route was chosen from the header and priced so: the other path is not taken instead.
+    if (!wrapped) throw new PixelgateError("internal_error", `The ${header.format} reader chosen for this file from its header refused it.`);
+    return wrapped;
   }
   const raster = await decodeImage(bytes, header);
-  return recodedImage(await encodeImage(raster, format, options), raster.width, raster.height);
+  return recodedImage(await encodeImage(raster, format, plan.options), raster.width, raster.height);
 }
 
 /** The native baseline JPEG as a TIFF; null for a one-component (grey) JPEG, which the strip's tags do not describe. */

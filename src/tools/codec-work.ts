@@ -1,4 +1,4 @@
-import { assertRecodable, estimateCodecBytes, isolateCodecGate, nativeBytesPerPixel, recodeQuality, waitingBytes, type Permit } from "../codecs";
+import { assertRecodable, estimateCodecBytes, isolateCodecGate, planRecode, waitingBytes, type Permit, type RecodePlan } from "../codecs";
 import type { ImageFormat } from "../codecs/formats";
 import type { ErrorCode } from "../errors";
 import type { Base64Bytes } from "../http/base64-bytes";
@@ -12,19 +12,19 @@ export const CODEC_TOOL_ERRORS: ErrorCode[] = [...IMAGE_INPUT_ERRORS, "service_b
 // admission by the isolate's memory gate; after it, the work runs holding that admission.
 
 /**
- * Admits `source` -> `target` codec work, in prepare(): image_too_large when the target cannot
- * be written at this size, service_busy (503, Retry-After) when the isolate stays full for the
- * gate's whole wait. Both before any credit is taken. `quality`: compress's (absent: convert's).
+ * Plans `source` -> `target` codec work and admits it, in prepare(): image_too_large when the
+ * target cannot be written at this size on the plan's route, unsupported_image_format for a file
+ * no reader here takes, service_busy (503, Retry-After) when the isolate stays full for the
+ * gate's whole wait. All before any credit is taken. `quality`: compress's (absent: convert's).
+ * The plan is what run() then runs (runRecode), so the route priced here is the route taken.
  * The items of one batch share their ToolContext, which makes them one group at the gate
  * (memory-gate.ts).
  */
-export function admitCodecWork(source: CodecSource, target: ImageFormat, ctx: ToolContext, quality?: number): Promise<Permit> {
-  const pixels = source.width * source.height;
-  const recodedAt = recodeQuality(target, { quality });
-  const native = nativeBytesPerPixel(source.bytes, source.format, target, pixels, recodedAt);
-  assertRecodable(source, target, native);
-  const estimate = estimateCodecBytes(pixels, source.format, target, source.bytes.length, native, recodedAt);
-  return isolateCodecGate.acquire(estimate, ctx, waitingBytes(source.bytes.length));
+export async function admitCodecWork(source: CodecSource, target: ImageFormat, ctx: ToolContext, quality?: number): Promise<{ plan: RecodePlan; permit: Permit }> {
+  const plan = planRecode(source.bytes, { format: source.format, width: source.width, height: source.height }, target, quality === undefined ? {} : { quality });
+  assertRecodable(source, target, plan.bytesPerPixel);
+  const estimate = estimateCodecBytes(source.width * source.height, source.format, target, source.bytes.length, plan.bytesPerPixel, plan.quality);
+  return { plan, permit: await isolateCodecGate.acquire(estimate, ctx, waitingBytes(source.bytes.length)) };
 }
 
 /**

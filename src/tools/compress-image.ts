@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { readOrientation, recodeImage, stripMetadata, type Permit, type RecodedImage } from "../codecs";
+import { readOrientation, runRecode, stripMetadata, type Permit, type RecodedImage, type RecodePlan } from "../codecs";
 import { admitCodecWork, answerHolding, CODEC_TOOL_ERRORS, holdingPermit } from "./codec-work";
 import { fileBytesOf, type FileBytes } from "../codecs/file-pieces";
 import { FORMAT_INFO } from "../codecs/formats";
@@ -42,6 +42,7 @@ interface Prepared {
   source: CodecSource;
   quality: number;
   target: CompressTarget;
+  plan: RecodePlan;
   permit: Permit;
 }
 
@@ -92,14 +93,14 @@ export const compressImage = defineTool({
   result: () => CompressResult,
   async prepare(input: CompressInput, ctx): Promise<Prepared> {
     const source = await codecSourceOf(input, ctx);
-    return { source, quality: input.quality, target: input.targetFormat, permit: await admitCodecWork(source, input.targetFormat, ctx, input.quality) };
+    return { source, quality: input.quality, target: input.targetFormat, ...(await admitCodecWork(source, input.targetFormat, ctx, input.quality)) };
   },
   release: ({ permit }) => permit.release(),
   price: () => 1,
   summarize: () => ({ model: "wasm-codecs", prompt: "" }),
-  run: ({ source, quality, target, permit }, ctx) =>
+  run: ({ source, quality, target, plan, permit }, ctx) =>
     holdingPermit(permit, async () => {
-      const recoded = await recodeImage(source.bytes, { format: source.format, width: source.width, height: source.height }, target, { quality });
+      const recoded = await runRecode(source.bytes, plan);
       const { file, message } = smallestOf(source, recoded, target, quality);
       const { length } = file;
       const saved = (1 - length / source.bytes.length) * 100;

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { recodeImage, type Permit } from "../codecs";
+import { runRecode, type Permit, type RecodePlan } from "../codecs";
 import { admitCodecWork, answerHolding, CODEC_TOOL_ERRORS, holdingPermit } from "./codec-work";
 import { FORMAT_INFO, type ImageFormat } from "../codecs/formats";
 import { PixelgateError } from "../errors";
@@ -63,6 +63,7 @@ interface Prepared {
   source: CodecSource;
   target: ImageFormat;
   responseFormat: "url" | "b64_json";
+  plan: RecodePlan;
   permit: Permit;
 }
 
@@ -108,14 +109,14 @@ export const convertFormat = defineTool({
     const source = await codecSourceOf(input, ctx);
     const target = targetOf(input.targetFormat ?? defaultTargetFor(source));
     // Each target has its own pixel limit (writing AVIF needs the most memory), then the gate.
-    return { source, target, responseFormat: input.responseFormat ?? "url", permit: await admitCodecWork(source, target, ctx) };
+    return { source, target, responseFormat: input.responseFormat ?? "url", ...(await admitCodecWork(source, target, ctx)) };
   },
   release: ({ permit }) => permit.release(),
   price: () => 1,
   summarize: () => ({ model: "wasm-codecs", prompt: "" }),
-  run: ({ source, target, responseFormat, permit }, ctx) =>
+  run: ({ source, target, responseFormat, plan, permit }, ctx) =>
     holdingPermit(permit, async () => {
-      const converted = await recodeImage(source.bytes, { format: source.format, width: source.width, height: source.height }, target);
+      const converted = await runRecode(source.bytes, plan);
       const { length, width, height } = converted;
       const { mime, label } = FORMAT_INFO[target];
       const common = {
