@@ -28,7 +28,7 @@ import { runInNewContext } from "node:vm";
 import sharp from "sharp";
 import { DECODE_CASES, ENCODE_CASES, INPUT_KINDS, MEMORY_CASES, sharpPlan, type TimingCase } from "./bench/codecs-cases.ts";
 import { dimensionsFor, encodeInput, photoLike, type InputKind, type Pixels } from "./bench/codecs-images.ts";
-import { burstReport, fixedCostReport, measureFixedCost, type FixedCostResult } from "./bench/codecs-fixed-cost.ts";
+import { burstReport, fixedCostReport, measureFixedCost, tinyBurstsReport, type FixedCostResult } from "./bench/codecs-fixed-cost.ts";
 import { measureMemory } from "./bench/codecs-memory.ts";
 import { runCleanups } from "./bench/processes.ts";
 import { analyseLimit, isPixelLimitRefusal, limitReport, MEMORY_BUDGET, memoryTable, resultJson, timingTable, type MemoryRow } from "./bench/codecs-report.ts";
@@ -266,6 +266,7 @@ async function main(): Promise<number> {
       fixedCost = await measureFixedCost(log, await burstPhoto(codecs));
       console.log(fixedCostReport(fixedCost));
       if (fixedCost.burst) console.log(burstReport(fixedCost.burst));
+      if (fixedCost.tinyBursts) console.log(tinyBurstsReport(fixedCost.tinyBursts));
     } catch (error) {
       problems.push(`fixed cost: ${error instanceof Error ? error.message : String(error)}`);
     } finally {

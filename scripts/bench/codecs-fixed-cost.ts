@@ -28,6 +28,72 @@ export interface FixedCostResult {
   goalMs: number;
   met: boolean;
   burst?: BurstResult;
+  tinyBursts?: TinyBurstsResult;
+}
+
+/** Answers of one burst by status and error code ("200", "503 service_busy", ...). */
+type Answers = Record<string, number>;
+
+export interface TinyBurstsResult {
+  /** 200 tiny compress calls at once over five keys of five accounts (40 credits each). */
+  twoHundred: Answers;
+  /** 80 at once on one account with 40 credits (two keys, inside the rate limit). */
+  eightyOnForty: Answers;
+}
+
+async function newKey(gateway: Gateway, accountId: string): Promise<string> {
+  const response = await fetch(`${gateway.baseUrl}/admin/v1/accounts/${accountId}/keys`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${gateway.adminToken}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ name: "codec bench" }),
+  });
+  if (response.status !== 201) throw new Error(`creating a bench key answered ${response.status}`);
+  return ((await response.json()) as { secret: string }).secret;
+}
+
+/** Sends `count` compress calls with `body` at once, the i-th with `keyOf(i)`, and counts the answers. */
+async function burstOf(gateway: Gateway, count: number, body: string, keyOf: (i: number) => string): Promise<Answers> {
+  const answers: Answers = {};
+  await Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const response = await fetch(`${gateway.baseUrl}/v1/compress`, { method: "POST", headers: { Authorization: `Bearer ${keyOf(i)}`, "Content-Type": "application/json" }, body });
+      const text = await response.text();
+      const code = response.status === 200 ? "" : ` ${(JSON.parse(text) as { error?: { code?: string } }).error?.code ?? "?"}`;
+      const label = `${response.status}${code}`;
+      answers[label] = (answers[label] ?? 0) + 1;
+    }),
+  );
+  return answers;
+}
+
+/**
+ * Small work at once, as a new user tried it (issue 27): 200 tiny compress calls over five keys,
+ * and 80 on an account with 40 credits. All 200 must succeed; the 80 must be exactly 40
+ * successes and 40 insufficient_credits, none service_busy.
+ */
+export async function measureTinyBursts(gateway: Gateway, body: string, keys: BenchKeys): Promise<TinyBurstsResult> {
+  const five: BenchKeys = { accountIds: [], secrets: [] };
+  const one: BenchKeys = { accountIds: [], secrets: [] };
+  try {
+    await createBenchKeys(gateway, 5, five, 40);
+    const twoHundred = await burstOf(gateway, 200, body, (i) => five.secrets[i % 5]!);
+    await createBenchKeys(gateway, 1, one, 40);
+    const second = await newKey(gateway, one.accountIds[0]!);
+    const eightyOnForty = await burstOf(gateway, 80, body, (i) => (i % 2 === 0 ? one.secrets[0]! : second));
+    return { twoHundred, eightyOnForty };
+  } finally {
+    keys.accountIds.push(...five.accountIds, ...one.accountIds); // deleted with the rest
+  }
+}
+
+export function tinyBurstsReport({ twoHundred, eightyOnForty }: TinyBurstsResult): string {
+  const list = (answers: Answers) => Object.entries(answers).map(([label, n]) => `${n} x ${label}`).join(", ");
+  const allServed = twoHundred["200"] === 200;
+  const split = eightyOnForty["200"] === 40 && eightyOnForty["400 insufficient_credits"] === 40;
+  return [
+    `  200 tiny compress calls at once (five keys): ${list(twoHundred)} (${allServed ? "all served" : "NOT all served"})`,
+    `  80 at once on an account with 40 credits: ${list(eightyOnForty)} (${split ? "40 and 40, as they should" : "NOT 40 successes and 40 insufficient_credits"})`,
+  ].join("\n");
 }
 
 const GOAL_MS = 10;
@@ -107,8 +173,10 @@ export async function measureFixedCost(log: (line: string) => void, burstPhoto?:
     for (let i = 0; i < REQUESTS; i++) sharpTimes.push(await timed(async () => void (await sharp(png).webp({ quality: 70 }).toBuffer())));
     const [compressMs, meMs, emptyMs] = [median(times.compress), median(times.me), median(times.empty)];
     const burst = burstPhoto && (await measureBurst(gateway, keys.secrets.at(-1)!, burstPhoto.jpeg, burstPhoto.width, burstPhoto.height));
+    const tinyBursts = await measureTinyBursts(gateway, body, keys);
     return {
       ...(burst ? { burst } : {}),
+      tinyBursts,
       requests: REQUESTS,
       compressMs,
       emptyMs,
