@@ -9,11 +9,7 @@ import { assertDecodable, assertSafeToDecode } from "./header.ts";
 import { decodeImage } from "./decode.ts";
 import { assertFormatHolds, encodeImage, encodeQuality, type EncodeOptions } from "./encode.ts";
 import { JPEG_DEFAULT_QUALITY } from "./jpeg.ts";
-import { encodeHeicTiles, heicPlanesFromTiles } from "./heic-tiles.ts";
-import { decodeHeicPlanes } from "./heic.ts";
-import { maxPixelsFor } from "./limits.ts";
 import { recodedImage, type RecodedImage } from "./file-pieces.ts";
-import { encodePlanes, inPieces, planesToBmp, planesToGif, planesToPng, streamBmp, transcodeJpeg, transcodePng, transcodeToPalette, transcodeToPng, transcodeWebp, type NativeTarget } from "./native.ts";
 import { nativeRoute, type NativeRoute } from "./recode-route.ts";
 import { PNG_DEFAULT_QUALITY } from "./png.ts";
 import { TIFF_JPEG_QUALITY, tiffAroundJpeg } from "./tiff.ts";
@@ -29,11 +25,6 @@ const NATIVE_TARGETS: Partial<Record<ImageFormat, number>> = {
   gif: 100,
   bmp: 100,
 };
-
-/** What the native encoder writes for `format` (a TIFF's strip is a baseline JPEG). */
-function encoderFor(format: ImageFormat): NativeTarget {
-  return format === "tiff" ? "baseline-jpeg" : (format as NativeTarget);
-}
 
 /**
  * The quality `format` is encoded at: compress's own, else convert's fixed setting (TIFF always
@@ -97,50 +88,15 @@ function asTiff(jpeg: RecodedImage): RecodedImage | null {
 }
 
 /**
- * Runs the route's reader and encoder, after the checks decodeImage and encodeImage make, in the
- * same order, before any pixel is decoded. Null only if the module turns down a file the route
- * chose it for (recode-route.ts reads what it cannot take from the header: CMYK, interlaced,
- * animated).
+ * Runs the route's row, after the checks decodeImage and encodeImage make, in the same order,
+ * before any pixel is decoded. Null only if the module turns down a file the row was chosen for
+ * (the table reads what it cannot take from the header: CMYK, interlaced, animated).
  */
 async function runNative(route: NativeRoute, bytes: Uint8Array, header: ImageHeader, format: ImageFormat, quality: number): Promise<RecodedImage | null> {
   assertDecodable(header);
   assertSafeToDecode(bytes, header);
   const turned = route.input !== "heic" && route.orientation >= 5;
-  const width = turned ? header.height : header.width;
-  const height = turned ? header.width : header.height;
-  assertFormatHolds(width, height, format);
-  const encoder = encoderFor(format);
-  const done = (out: Uint8Array | Uint8Array[] | null) => out && recodedImage(out, width, height);
-  switch (route.input) {
-    case "jpeg":
-    case "png":
-    case "webp": {
-      const { input, orientation } = route;
-      // A BMP is made as it is read (never whole); each reading decodes the file again.
-      if (format === "bmp") return streamBmp(bytes, header, input, orientation);
-      if (format === "gif") return done(inPieces(() => transcodeToPalette(bytes, header, input, format, orientation)));
-      if (format === "png") return done(inPieces(() => transcodeToPng(bytes, header, input, quality, orientation)));
-      if (input === "jpeg") return done(inPieces(() => transcodeJpeg(bytes, header, encoder, quality, orientation, route.webp)));
-      return done(inPieces(() => (input === "png" ? transcodePng : transcodeWebp)(bytes, header, encoder, quality, route.webp)));
-    }
-    case "heic": {
-      // Our HEVC decoder's tiles: a row of them at a time into the encoder, or whole planes for
-      // the row writers (PNG, GIF, BMP: they read the picture once per pass).
-      const rowWriter = format === "png" || format === "gif" || format === "bmp";
-      if (route.tiles && !rowWriter) return encodeHeicTiles(route.tiles, route.encoding, encoder, quality, route.webp);
-      const tiled = route.tiles && (await heicPlanesFromTiles(route.tiles, route.encoding));
-      // Else libheif's YCbCr planes, a band at a time (no RGBA image).
-      const planes = tiled ?? (await decodeHeicPlanes(bytes, maxPixelsFor("heic"), route.encoding));
-      // A turn of the event loop between the halves: the decoder's instance (libheif's memory
-      // peaks at about 4.7 bytes a pixel) is unreachable from here and can be collected before
-      // the encoder grows, and other requests in the isolate get to run between two seconds-long steps.
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      // A BMP is made from the planes as it is read: they stay, the file is never whole.
-      if (format === "bmp") return planesToBmp(planes);
-      const out = inPieces(() =>
-        format === "png" ? planesToPng(planes, quality) : format === "gif" ? planesToGif(planes) : encodePlanes(planes, encoder, quality, route.webp),
-      );
-      return recodedImage(out ?? [], planes.width, planes.height);
-    }
-  }
+  const shown = turned ? { width: header.height, height: header.width } : { width: header.width, height: header.height };
+  assertFormatHolds(shown.width, shown.height, format);
+  return route.row.run({ bytes, header, facts: route.facts, target: format, quality, shown, ...(route.webp ? { webp: route.webp } : {}) });
 }

@@ -8,6 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { encodeImage, IMAGE_FORMATS, nativeRoute, readHeader, recodeImage, sniffFormat, type ImageFormat, type InputFormat } from "../../src/codecs/index.ts";
 import { readJpegFrame } from "../../src/codecs/jpeg.ts";
+import { readRouteFacts, rowsFor } from "../../src/codecs/route-table.ts";
 import { heicEncoding } from "../../src/codecs/heic.ts";
 import { heicToPngBytesPerPixel } from "../../src/codecs/recode-cost.ts";
 import { GRID_HEIC, GRID_TURNED_HEIC, QUADRANTS_HEIC, TURNED_HEIC, ALPHA_HEIC } from "../fixtures/heic.ts";
@@ -89,10 +90,15 @@ describe("the route table: every input kind to every target", async () => {
       const format = sniffFormat(input.bytes) as InputFormat;
       const header = readHeader(input.bytes, format);
       const served: Record<string, Kind> = {};
+      const facts = readRouteFacts(input.bytes, format);
       for (const target of IMAGE_FORMATS) {
+        // Exactly one row, or none (the general path): never two rows for one file and target.
+        const rows = rowsFor(facts, target);
+        expect(rows.length, `${input.name} to ${target}: ${rows.map((r) => r.name).join(", ")}`).toBeLessThanOrEqual(1);
         const quality = target === "png" || target === "gif" || target === "bmp" ? 100 : 80;
         const route = nativeRoute(input.bytes, format, target, header.width * header.height, quality);
         served[target] = route ? "native" : "general";
+        expect(route?.row).toBe(rows[0]);
         const out = await recodeImage(input.bytes, header, target, { quality });
         expect(sniffFormat(out.bytes), `${input.name} to ${target}`).toBe(target);
       }
