@@ -1,9 +1,10 @@
 import type { WebpLayout } from "./webp.ts";
 
-// What one compress or convert costs per pixel on each native path (recode-route.ts decides
-// which runs). Our own WASM build (native.ts) takes JPEG, PNG, still WebP and HEIC (libheif's
-// YCbCr planes) to WebP or JPEG, and all four to PNG, without an RGBA raster; the figures
-// are its measured peaks (memory child of `npm run bench:codecs`, docs/codecs.md), the upload
+// What one compress or convert costs per pixel on each native path (route-table.ts's rows
+// price themselves with these). Comments give the measurements each figure holds now; how the
+// figures came down is in docs/codecs.md ("How the route figures came down"). Our own WASM
+// build (native.ts) takes JPEG, PNG, still WebP and HEIC (libheif's YCbCr planes) to WebP or
+// JPEG, and all four to PNG, without an RGBA raster; the figures are its measured peaks (memory child of `npm run bench:codecs`, docs/codecs.md), the upload
 // counted separately (limits.ts). The general path's figures are in limits.ts.
 
 /** What the WebP and JPEG encoders cost (a TIFF's strip is a baseline JPEG from the same encoder). */
@@ -12,28 +13,24 @@ export type NativeEncoderTarget = "webp" | "jpeg";
 /** Peak WASM bytes per pixel of the native paths, as measured (slopes between 4, 12 and 24 MP). */
 const NATIVE_BYTES_PER_PIXEL = {
   pngOpaque: { webp: 2.4, jpeg: 3.1 },
-  // The alpha plane (1 B/px) goes to our own alpha coder (webp_alpha.c; libwebp's needed ~22
-  // B/px): 13.5 MB of WASM at 4 MP, 26.7 at 8 MP. To JPEG the alpha is flattened row by row:
+  // The alpha plane (1 B/px) goes to our own alpha coder (webp_alpha.c): 13.5 MB of WASM at 4 MP, 26.7 at 8 MP. To JPEG the alpha is flattened row by row:
   // 13.2 and 26.1 MB.
   pngAlpha: { webp: 3.4, jpeg: 3.3 },
   // Still WebP, lossy: decoded into the WebP encoder's YUV planes, or streamed as rows into
   // the JPEG encoder (its coefficients, 3 B/px, are then the picture's only whole copy).
   webpLossy: { webp: 2.5, jpeg: 3.6 },
   // VP8L through our own decoder a row at a time (native/vp8l.h): a window of recent pixels
-  // (4 MB at most) instead of libwebp's whole ARGB image (4 B/px, 5.7 and 5.9 before), the file
-  // read from JavaScript in 64 KB pieces rather than copied into WASM memory. The 14 MB 12 MP
-  // photo, whole request: to WebP 15.8, 30.1 and 44.3 MiB at 4, 8 and 12 MP (93.4 before), to
-  // JPEG 15.2, 21.8 and 26.3 (95.1). To WebP the route adds the densest picture's WebP
+  // (4 MB at most) instead of libwebp's whole ARGB image, the file read from JavaScript in 64 KB
+  // pieces rather than copied into WASM memory. The 14 MB 12 MP photo, whole request: to WebP
+  // 15.8, 30.1 and 44.3 MiB at 4, 8 and 12 MP, to JPEG 15.2, 21.8 and 26.3. To WebP the route adds the densest picture's WebP
   // (WEBP_DENSEST); beside it the decoder side measured at most 0.6 B/px more than a PNG's at
   // 12 MP (binary noise and its tiled upload coded as it goes, quality 70 to 100: 51.5 to 61.2
-  // MB) and 2.8 at 4 MP (the tiled upload at quality 100, 32.5 MB), hence 3.5 (4 while
-  // libwebp's token partition doubled in WASM memory: 94.1 MiB then).
+  // MB) and 2.8 at 4 MP (the tiled upload at quality 100, 32.5 MB), hence 3.5.
   webpLossless: { webp: 3.5, jpeg: 3.6 },
-  // The ALPH plane from our own decoder a row at a time (native/alpha_rows.c; libwebp held it
-  // whole, twice, and a lossless stream's whole ARGB image: 9 and 10.3 before); the WebP
+  // The ALPH plane from our own decoder a row at a time (native/alpha_rows.c); the WebP
   // encoder's picture holds it (1 B/px). The cut-out photo, whole request, at 4, 8 and 12 MP:
-  // lossy to WebP 15.0, 26.8 and 36.5 MiB (101.9 before), to JPEG 10.0, 11.9 and 13.4; lossless
-  // (7.4 MB at 12 MP) to WebP 17.4 and 47.3 at 4 and 12 MP (92.2 before), to JPEG 12.1 and 19.8.
+  // lossy to WebP 15.0, 26.8 and 36.5 MiB, to JPEG 10.0, 11.9 and 13.4; lossless (7.4 MB at
+  // 12 MP) to WebP 17.4 and 47.3 at 4 and 12 MP, to JPEG 12.1 and 19.8.
   webpAlpha: { webp: 3.5, jpeg: 3.6 },
   webpLosslessAlpha: { webp: 4.5, jpeg: 3.6 }, // the same 1 B/px more than without alpha
   // libheif's instance (~4.7 B/px at its peak, 6.4 with an alpha plane) and the planes copied
@@ -46,21 +43,20 @@ const NATIVE_BYTES_PER_PIXEL = {
   // FIXED_BYTES) next to the encoder's memory. Measured at 12 MP (4032x3024), WASM: 30.5 MB to
   // WebP (32.2 turned), 40.8 to JPEG (turned too); 4 MP 11.9 / 14.5, 8 MP 22.0 / 27.4. With an
   // alpha grid to WebP (our alpha coder: the plane is 1 B/px more): 14.4 MB of WASM at 4 MP,
-  // 38.9 at 12 MP, 54.0 MB in all (libwebp's alpha coder took 291).
+  // 38.9 at 12 MP, 54.0 MB in all.
   heicGrid: { webp: 2.7, jpeg: 3.4 },
   heicGridAlpha: { webp: 3.7, jpeg: 3.4 },
   // One whole HEVC picture: libde265's memory peaks at 2.4 B/px (12 MP: 29.1 MB, of which the
   // picture 18.0, per-block metadata and the coded data, our copy of the input 1.7) while the
   // planes are copied out (1.5 B/px); the encoder comes after it is gone and needs less. Two
-  // patches of ours (native/hevc/*.patch) took it from 4.2 (49.8 MB): the SAO filter's input is
-  // kept a row of CTBs at a time instead of a copy of the luma plane (12.0 MB), and motion
-  // vectors are kept only once a block is inter-predicted, which no HEIF image is (9.0 MB).
-  // Measured (4000x3000, 1.74 MB, upload included): 49.5 to 51.5 MB to WebP, JPEG, PNG and GIF,
-  // 53.2 turned by irot (69.8 to 70.7 before the patches); 2000x2000: 17.2 to 18.8.
+  // patches of ours (native/hevc/*.patch) keep the SAO filter's input a row of CTBs at a time
+  // instead of a copy of the luma plane, and motion vectors only once a block is
+  // inter-predicted, which no HEIF image is. Measured (4000x3000, 1.74 MB, upload included):
+  // 49.5 to 51.5 MB to WebP, JPEG, PNG and GIF, 53.2 turned by irot; 2000x2000: 17.2 to 18.8.
   heicSingle: { webp: 4.4, jpeg: 4.4 },
   // With an alpha plane (its own coded image, decoded after the colour one; 2.5 B/px of planes
   // in JavaScript): 4000x3000, 1.75 MB, 67.7 MB to WebP q70 (our alpha coder, tokens included),
-  // 61.9 to JPEG, PNG and GIF; 2000x2000: 25.5 and 20.9. libheif's figures were 8.7.
+  // 61.9 to JPEG, PNG and GIF; 2000x2000: 25.5 and 20.9.
   heicSingleAlpha: { webp: 5.6, jpeg: 5.2 },
 } as const;
 
@@ -75,8 +71,7 @@ const NATIVE_BYTES_PER_PIXEL = {
  * in those pieces up to the answer, so each byte of it is held once (`perOutputByte`, with room
  * for the 3 MB two runs of one case differ by). Measured with the request's body counted: the
  * 12 MP noise JPEG (9.9 MB) 61.7 MiB at quality 70 and 66.6 at 100, the 24 MP one (19.8 MB)
- * 94.0 and 111.0 (refused by its limit). While the partition doubled its buffer in WASM memory
- * the same cases measured 71 to 114 MiB at 12 MP, and the figure was 5.5.
+ * 94.0 and 111.0 (refused by its limit).
  */
 export const WEBP_TOKENS = { perOutputByte: 19.5 };
 export const WEBP_LOW_MEMORY = { perOutputByte: 2 };
@@ -143,7 +138,7 @@ export const UNKNOWN_SOURCE_QUALITY = 80;
  * (`alphaPerByte`: the alpha plane added 1.07 B/px at most to the same picture's peak, base
  * figure included). Peaks at 12 MP coded as it goes, since the token partition leaves WASM
  * memory as it grows: 50 to 70 MB (binary noise and its tiled upload, with and without alpha,
- * quality 70 to 100, PNG or lossless WebP; 86 to 137 MiB before); the closest to its estimate
+ * quality 70 to 100, PNG or lossless WebP); the closest to its estimate
  * is the 4 MP tiled PNG at quality 100, 29.6 MB against 30.9 (two runs: 28.5 and 29.6).
  * scripts/bench/webp-densest.ts prints each against its estimate.
  */
@@ -191,8 +186,7 @@ export function pngLayout(bytes: Uint8Array): { alpha: boolean; interlaced: bool
  * and stays so (file-pieces.ts): the answer's base64 is made from them a slice at a time
  * (src/http/json-answer.ts) and the R2 upload takes them as they are. `copies`: the worst run
  * measured (1.44 at 12 MP from a lossy WebP) with room for run-to-run differences (3 MB between two runs
- * of one case: garbage not yet collected); 4.7 while the
- * pieces were joined and the answer's base64 was one string. The header cannot tell how big the file will be; the upload's own
+ * of one case: garbage not yet collected). The header cannot tell how big the file will be; the upload's own
  * density can: a lossless PNG of a JPEG measured 4.1 (noise) to 5.0 (photo) times the JPEG's
  * size, a palette file 1.3 to 1.5 times; a PNG re-encoded comes out near its own size. Capped by
  * what the layout can take at most (RGB, RGBA, 8-bit indices, plus deflate's overhead).
@@ -206,8 +200,7 @@ const NATIVE_PNG = {
     // more for each byte of the upload (22 MB upright, 30 turned, for a 4 MB 24 MP file).
     wasm: { jpeg: 0.4, jpegProgressive: 0.5, jpegProgressiveBanded: 0.8, png: 0.2, progressivePerInputByte: 2.6 },
   },
-  // The lossless candidate is kept too, at most the palette file's size: one copy more (5.7
-  // with the pieces joined and the answer's base64 as one string).
+  // The lossless candidate is kept too, at most the palette file's size: one copy more.
   palette: {
     file: { jpeg: { perInputByte: 2, most: 1.05 }, png: { perInputByte: 0.5, most: 1.05 } },
     copies: 2.3,
@@ -244,8 +237,7 @@ export function pngBytesPerPixel(bytes: Uint8Array, input: "jpeg" | "png", pixel
  * (`wasm`, plus a band for a turned JPEG). A GIF's file grows, held by the request in
  * `copies`: its pieces, never joined (1.06 the worst run measured, noise at 12 MP; a small
  * GIF's runs differ by 3 MB, hence the room); the answer's base64 is written a slice
- * at a time (src/http/json-answer.ts); with the pieces joined and the base64 as one string this
- * was 3.7. A GIF's LZW data follows the picture, not the upload:
+ * at a time (src/http/json-answer.ts). A GIF's LZW data follows the picture, not the upload:
  * 0.39 to 0.43 bytes a pixel for photos (2.2 times a photo JPEG's size, 1.4 times a dense
  * one's, 0.16 times a PNG photo's), 1.25 for noise, at most 12 bits a pixel (`most`, with the
  * sub-block lengths). A dense upload raises the estimate; `least` is the photo figure with room
@@ -270,8 +262,7 @@ const NATIVE_GIF = {
  * request holds what writing the answer leaves: its 192 KB pieces, their base64 slices and the
  * slices' bytes, made as the client reads and dying young, which a busy collector lets pile up.
  * Measured (memory child, the upload counted), in all: a 12 MP JPEG (2.2 MB) 34.9 to 41.8 MiB, a
- * 24 MP camera JPEG (4.3 MB) 41.2 to 41.7, a 24 MP progressive one (4.1 MB) 53.3; while the file
- * was kept whole, 53.9 and 92.3 (no price per pixel covered both then). Of the 24 MP baseline
+ * 24 MP camera JPEG (4.3 MB) 41.2 to 41.7, a 24 MP progressive one (4.1 MB) 53.3. Of the 24 MP baseline
  * case, 12.6 MiB were WASM: the rest, 19.1 MiB of JS buffers and 9.6 of heap, is this cost, with
  * room for run-to-run differences. A small BMP's answer holds less than that: at most its file
  * three and a half times over (a 1 MP JPEG measured 17.5 MiB in all, its BMP 2.9 MiB).
@@ -315,7 +306,6 @@ export function rowWriterBytesPerPixel(
  * each byte of the upload on top of `perPixel`. Measured at 12 and 24 MP from a smooth scene
  * (0.17 bytes of JPEG a pixel) to noise at quality 95 (0.76), the request's body counted; the
  * progressive figures hold 2 MB more than the highest 12 MP run (runs differ by that much).
- * Before the store, 3.3 (baseline) and 4.7 (progressive) bytes a pixel whatever the content.
  * WebP: the file is decoded into the encoder's YUV picture and the decoder is gone before
  * libwebp's peak, progressive or not.
  */
@@ -376,8 +366,7 @@ export function heicBytesPerPixel(alpha: boolean, to: NativeEncoderTarget, tiles
  * PNG came out 14 to 16 times a lossy WebP, 1.35 times a lossless one, 6 times a HEIC; a
  * palette file 3.4, 0.27 and 1.9 times. WASM: a lossy WebP is decoded a macroblock row at a time
  * (0.3 B/px at 12 MP), its ALPH plane and a lossless file by our own decoder a row at a time
- * (native/vp8l.h: a window of up to 4 MB of recent pixels; libwebp held the whole plane, 72.6 MB
- * at 12 MP, or the whole ARGB image, 69.9). Measured WASM at 4, 8 and 12 MP: with alpha 7.0,
+ * (native/vp8l.h: a window of up to 4 MB of recent pixels). Measured WASM at 4, 8 and 12 MP: with alpha 7.0,
  * 7.4 and 7.9 MiB lossless (priced 0.9: at 0.5 a 12 MP request came within 0.2 MiB of its estimate), 15.2 and 16.0 (4, 12) palette (17.5 MiB in all at 4 MP: priced 1.0,
  * the histogram and the window being most of it at that size); a lossless file (read from
  * JavaScript in pieces) 5.8 to 5.9 MiB at 4, 8 and 12 MP lossless, 7.2 and 9.8 palette.
@@ -401,7 +390,7 @@ const NATIVE_PNG_FROM = {
  * writer beside the planes, with the row writers' files. Measured at 12 MP (4000x3000, no alpha,
  * 1.7 MB), upload included: a grid to GIF 39.9 MB, a single image to GIF 49.6 (libde265's
  * picture while the planes are copied out). A BMP is streamed from the planes, which stay while
- * the answer is read, in bands (73.6 MiB while the file was kept whole).
+ * the answer is read, in bands.
  */
 export function heicToRowWriterBytesPerPixel(bytes: Uint8Array, alpha: boolean, target: "gif" | "bmp", pixels: number, tiles: "grid" | "single", turned = false): number {
   const planes = alpha ? 2.5 : 1.5;
