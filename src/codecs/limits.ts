@@ -9,6 +9,7 @@
 // recode-route.ts decides which path a call takes.
 
 import { INPUT_FORMATS, type ImageFormat, type InputFormat } from "./formats.ts";
+import { CHEAPEST_READ_BYTES_PER_PIXEL } from "./recode-cost.ts";
 
 const MiB = 1024 * 1024;
 
@@ -124,18 +125,12 @@ function measuredMax(format: InputFormat, bytesPerPixel: number): number {
 }
 
 /**
- * Bytes per pixel of the cheapest way a format is read: JPEG, PNG, still WebP and HEIC go
- * straight into the WebP and JPEG encoders of our own WASM build (recode-cost.ts), with no RGBA
- * raster in between.
- */
-const CHEAPEST_READ_BYTES_PER_PIXEL: Partial<Record<InputFormat, number>> = { jpeg: 2.7, png: 2.4, webp: 2.5, heic: 6.2 };
-
-/**
  * The pixel limit for reading `format` at all: what its cheapest path fits in the isolate's
- * budget. Whether a given target fits is decided per call (maxRecodePixels), before the charge.
+ * budget (JPEG, PNG, still WebP and HEIC: our own build's cheapest route, recode-cost.ts). Whether a given target fits is decided per call (maxRecodePixels), before the charge.
  */
 export function maxPixelsFor(format: InputFormat): number {
-  return measuredMax(format, Math.min(DECODE_BYTES_PER_PIXEL[format], CHEAPEST_READ_BYTES_PER_PIXEL[format] ?? Infinity));
+  const cheapest = (CHEAPEST_READ_BYTES_PER_PIXEL as Partial<Record<InputFormat, number>>)[format] ?? Infinity;
+  return measuredMax(format, Math.min(DECODE_BYTES_PER_PIXEL[format], cheapest));
 }
 
 /**

@@ -314,6 +314,23 @@ const NATIVE_JPEG = {
   progressive: { webp: { perPixel: 2.7, perInputByte: 0 }, jpeg: { perPixel: 0.5, perInputByte: 4.1 }, tiff: { perPixel: 0.7, perInputByte: 5.4 } },
 } as const;
 
+/** The least a pixel costs among these rows of NATIVE_BYTES_PER_PIXEL, to any target. */
+function cheapestOf(...rows: (keyof typeof NATIVE_BYTES_PER_PIXEL)[]): number {
+  return Math.min(...rows.flatMap((row) => Object.values(NATIVE_BYTES_PER_PIXEL[row])));
+}
+
+/**
+ * What the cheapest way a format is read costs a pixel: the limit for reading it at all
+ * (limits.ts maxPixelsFor). A JPEG's to WebP, whatever its content; a HEIC's through libheif,
+ * since not every HEIC is one our decoder reads.
+ */
+export const CHEAPEST_READ_BYTES_PER_PIXEL = {
+  jpeg: NATIVE_JPEG.baseline.webp.perPixel,
+  png: cheapestOf("pngOpaque", "pngAlpha"),
+  webp: cheapestOf("webpLossy", "webpLossless", "webpAlpha", "webpLosslessAlpha"),
+  heic: cheapestOf("heic", "heicAlpha"),
+} as const;
+
 /**
  * A baseline JPEG to WebP coded as it goes (WEBP_LOW_MEMORY), the file priced apart: the YUV
  * picture (1.5 B/px) and libwebp's per-macroblock state, the decoder's scanlines gone. Measured,
