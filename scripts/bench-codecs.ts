@@ -11,6 +11,10 @@
 //                                             a local server unless one answers at PIXELGATE_URL,
 //                                             and an empty Worker beside it: the runtime's floor)
 //   npm run bench:codecs -- --cases webp-q70-whole,jpeg-q70   only these case ids
+//   npm run bench:codecs -- --write           also writes each measured peak beside the estimate
+//                                             the memory gate admits it with, and its route row,
+//                                             to src/codecs/measured-peaks.json (checked by
+//                                             test/codecs/measured-peaks.test.ts)
 //
 // Time: for each case, the median of N runs of the service's codec call and of sharp at equal
 // settings (see bench/codecs-cases.ts), run alternately in this process; N follows a time budget
@@ -45,25 +49,27 @@ interface Flags {
   memory: boolean;
   timing: boolean;
   fixedCost: boolean;
+  write: boolean;
   /** Case ids to run; empty: all. */
   cases: string[];
 }
 
 function parseFlags(argv: string[]): Flags {
-  const flags: Flags = { sizes: DEFAULT_SIZES, quick: false, memory: true, timing: true, fixedCost: true, cases: [] };
+  const flags: Flags = { sizes: DEFAULT_SIZES, quick: false, memory: true, timing: true, fixedCost: true, write: false, cases: [] };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === "--quick") flags.quick = true;
     else if (arg === "--no-memory") flags.memory = false;
     else if (arg === "--no-timing") flags.timing = false;
     else if (arg === "--no-fixed-cost") flags.fixedCost = false;
+    else if (arg === "--write") flags.write = true;
     else if (arg === "--sizes" || arg.startsWith("--sizes=")) {
       const list = arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : (argv[++i] ?? "");
       flags.sizes = list.split(",").map(Number);
       if (flags.sizes.some((s) => !(s > 0 && s <= 64))) throw new Error(`--sizes wants megapixel counts such as 0.25,1,4,12, not "${list}"`);
     } else if (arg === "--cases" || arg.startsWith("--cases=")) {
       flags.cases = (arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : (argv[++i] ?? "")).split(",").filter(Boolean);
-    } else throw new Error(`unknown option ${arg} (use --quick, --sizes 0.25,1, --no-memory, --no-timing, --no-fixed-cost, --cases id,id)`);
+    } else throw new Error(`unknown option ${arg} (use --quick, --sizes 0.25,1, --no-memory, --no-timing, --no-fixed-cost, --write, --cases id,id)`);
   }
   return flags;
 }
@@ -164,7 +170,10 @@ async function memorySize(inputs: SizeInputs, dir: string, problems: string[], i
       : refused
         ? "over the service's pixel or upload limit for this format (refused before decoding, as the service would)"
         : `BROKEN ${report.error}`;
-    log(`memory ${c.label} @ ${inputs.megapixels} MP: ${peak}`);
+    const over = report.ok && report.estimate !== undefined && report.peak.total > report.estimate;
+    if (over) problems.push(`memory ${c.id} @ ${inputs.megapixels} MP: peak ${(report.peak.total / 2 ** 20).toFixed(1)} MB over its estimate ${(report.estimate! / 2 ** 20).toFixed(1)}`);
+    const estimate = report.ok && report.estimate !== undefined ? `, estimate ${(report.estimate / 2 ** 20).toFixed(1)} MB${over ? " OVER" : ""} (${report.row})` : "";
+    log(`memory ${c.label} @ ${inputs.megapixels} MP: ${peak}${estimate}`);
     const group = c.input === "avif" || (c.kind === "encode" && c.target === "avif") ? "avif" : "other";
     rows.push({ id: c.id, label: c.label, group, megapixels: inputs.megapixels, pixels: inputs.width * inputs.height, report });
   }
@@ -194,6 +203,18 @@ const NOTES = `  Notes
     defines globalThis.ImageData inside the first codec factory call of an isolate when none exists
     (workerd has none), and that class's closure keeps the first codec instance, with its whole
     linear memory, alive for the isolate's life. "if released" is the peak without it.`;
+
+/** Where --write puts each measured peak beside its estimate (test/codecs/measured-peaks.test.ts checks it). */
+const MEASURED_PEAKS = path.join(REPO_ROOT, "src/codecs/measured-peaks.json");
+
+function writeMeasuredPeaks(memory: MemoryRow[], flags: Flags): void {
+  const cases = memory
+    .filter((m) => m.report.ok && m.report.estimate !== undefined)
+    .map((m) => ({ id: m.id, megapixels: m.megapixels, pixels: m.pixels, row: m.report.row, inputBytes: m.report.inputBytes, peak: m.report.peak.total, estimate: m.report.estimate }));
+  const data = { measured: new Date().toISOString().slice(0, 10), sizes: flags.sizes, quick: flags.quick, cases };
+  writeFileSync(MEASURED_PEAKS, `${JSON.stringify(data, null, 1)}\n`);
+  console.log(`\nwrote ${path.relative(REPO_ROOT, MEASURED_PEAKS)} (${cases.length} cases)`);
+}
 
 /** The largest 4:3 photo the service compresses to WebP, as a JPEG: the burst's input. */
 async function burstPhoto(codecs: Codecs): Promise<{ jpeg: Uint8Array; width: number; height: number }> {
@@ -248,6 +269,7 @@ async function main(): Promise<number> {
     console.log(timingTable(timing));
   }
   const limit = memory.length ? analyseLimit(memory, codecs.HARD_MAX_PIXELS) : null;
+  if (flags.write && memory.length) writeMeasuredPeaks(memory, flags);
   const webp12 = memory.find((m) => m.id === "webp-q70" && m.megapixels === 12)?.report;
   if (memory.length) {
     console.log("\nPeak memory of one request (MB = 2^20 bytes; budget 100 MB of the isolate's 128 MB)");

@@ -80,6 +80,13 @@ export interface MemoryReport {
   outputBytes: number;
   /** Decoded past the service's pixel limit (the service would refuse this input). */
   beyondLimit?: boolean;
+  /**
+   * What the memory gate admits this request with (limits.ts estimateCodecBytes of the plan
+   * compress and convert make: recode.ts planRecode), and the route table's row that runs it
+   * ("general": none applies). Computed after the measurement.
+   */
+  estimate?: number;
+  row?: string;
   /** Kernel peak RSS (VmHWM) minus RSS at the baseline: everything, as a cross-check. */
   rssDelta: number | null;
   wallMs: number;
@@ -262,7 +269,9 @@ async function readUpload(bodyPath: string, how: "spliced" | "parsed"): Promise<
     const { MAX_INPUT_IMAGE_BYTES } = (await import(pathToFileURL(path.join(REPO_ROOT, "src/images/limits.ts")).href)) as { MAX_INPUT_IMAGE_BYTES: number };
     const size = readFileSync(bodyPath).length * 0.75;
     if (size > MAX_INPUT_IMAGE_BYTES) throw new Error(`${UPLOAD_REFUSED} (${(size / 2 ** 20).toFixed(1)} MB)`);
-    throw new Error("the service's reader did not take the image out of the body");
+    // Under the size the reader splices (a small image), the service parses the body as JSON.
+    const parsed = JSON.parse(spliced.text) as { image: string };
+    return { parsed, bytes: modules.decodeDataUri(parsed.image, "image").bytes };
   }
   return { parsed: JSON.parse(spliced.text) as { image: string }, bytes: spliced.image.upload.bytes };
 }
@@ -364,7 +373,12 @@ async function run(spec: MemorySpec, bodyPath: string): Promise<MemoryReport> {
     if (h.width !== picture.width || h.height !== picture.height) throw new Error(`wrote ${h.width}x${h.height}`);
   }
   const hwm = rssKb("VmHWM");
+  // The "before" figures of the general path are priced as that path.
+  const plan = spec.target && stage === "recode" ? codecs.planRecode(bytes, header, spec.target, options) : null;
+  const estimate = codecs.estimateCodecBytes(header.width * header.height, format, spec.target ?? null, bytes.length, plan?.bytesPerPixel ?? null, plan?.quality);
   return {
+    estimate,
+    row: plan?.route?.row.name ?? "general",
     id: spec.id,
     ok: true,
     peak,

@@ -33,6 +33,9 @@ export interface Codecs {
   encodeImage(image: Raster, format: Format, options?: { quality?: number }): Promise<Uint8Array>;
   recodeImage(bytes: Uint8Array, header: Header, format: Format, options?: { quality?: number }): Promise<{ bytes: Uint8Array; pieces: Iterable<Uint8Array>; length: number; width: number; height: number }>;
   paletteSizeForQuality(quality: number): number;
+  /** The plan compress and convert make in prepare (src/codecs/recode.ts) and the gate's estimate of it (limits.ts). */
+  planRecode(bytes: Uint8Array, header: Header, target: Format, options?: { quality?: number }): { quality: number; bytesPerPixel: number | null; route: { row: { name: string } } | null };
+  estimateCodecBytes(pixels: number, input: Format, target: Format | null, inputBytes: number, nativePerPixel?: number | null, quality?: number): number;
   MAX_DECODE_PIXELS: number;
   HARD_MAX_PIXELS: number;
   maxPixelsFor(format: Format): number;

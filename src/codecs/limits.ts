@@ -80,9 +80,10 @@ export const FIXED_BYTES = 10 * MiB;
  * of a call"): our own build's instance starts at 1 MiB (16x16 calls 3.3 to 4.1 MiB, up to 6.3 at
  * 256x256); a PNG written as a palette file keeps a colour histogram of 10 MiB (12.8); the general
  * path's jsquash and TIFF instances start at 16 MiB each (18.6 to 19.4 at 16x16, up to 26.1 at
- * 256x256, AVIF to JPEG). The pixel limits are computed with FIXED_BYTES, the large calls' figure.
+ * 256x256, AVIF to JPEG); writing AVIF, libavif's encoder grows in large steps (JPEG to AVIF:
+ * 38.8 MiB at 0.25 MP). The pixel limits are computed with FIXED_BYTES, the large calls' figure.
  */
-export const CALL_FLOOR_BYTES = { native: 5 * MiB, nativePalettePng: 14 * MiB, general: 28 * MiB } as const;
+export const CALL_FLOOR_BYTES = { native: 5 * MiB, nativePalettePng: 14 * MiB, general: 28 * MiB, generalAvif: 40 * MiB } as const;
 
 /**
  * Above the floor, the fixed part grows with the picture (WASM memory's steps, buffers sized by
@@ -183,7 +184,8 @@ export const MODEL_INPUT_MAX_PIXELS = 4_000_000;
  */
 export function estimateCodecBytes(pixels: number, input: InputFormat, target: ImageFormat | null, inputBytes: number, nativePerPixel: number | null = null, quality = 100): number {
   const perPixel = nativePerPixel ?? Math.max(DECODE_BYTES_PER_PIXEL[input], target === null ? 0 : ENCODE_BYTES_PER_PIXEL[target]);
-  const floor = nativePerPixel === null ? CALL_FLOOR_BYTES.general : target === "png" && quality < 100 ? CALL_FLOOR_BYTES.nativePalettePng : CALL_FLOOR_BYTES.native;
+  const general = target === "avif" ? CALL_FLOOR_BYTES.generalAvif : CALL_FLOOR_BYTES.general;
+  const floor = nativePerPixel === null ? general : target === "png" && quality < 100 ? CALL_FLOOR_BYTES.nativePalettePng : CALL_FLOOR_BYTES.native;
   return Math.ceil(Math.max(floor, fixedBytes(floor, pixels) + pixels * perPixel) + uploadCost(input, inputBytes, nativePerPixel));
 }
 
