@@ -13,7 +13,7 @@ import { heicEncoding } from "../../src/codecs/heic.ts";
 import { heicToPngBytesPerPixel } from "../../src/codecs/recode-cost.ts";
 import { GRID_HEIC, GRID_TURNED_HEIC, QUADRANTS_HEIC, TURNED_HEIC, ALPHA_HEIC } from "../fixtures/heic.ts";
 import { CMYK_JPEG, GRID_ODD_TURNED_HEIC } from "../fixtures/route-cases.ts";
-import { animatedWebp, concat, exifApp1, gradient, gradientWithAlpha, handPng, jsquashWebp, withJpegSegments } from "./support.ts";
+import { animatedWebp, concat, exifApp1, gradient, gradientWithAlpha, handPng, jsquashWebp, pngWithExifChunk, tiffStructure, webpWithExif, withJpegSegments } from "./support.ts";
 import { bytesOfBase64 } from "../support/tool-calls.ts";
 import { transcodeJpeg } from "../../src/codecs/native.ts";
 import { assertRecodable } from "../../src/codecs/header.ts";
@@ -57,6 +57,8 @@ async function inputCases(): Promise<InputCase[]> {
   const png = await encodeImage(picture, "png");
   const webp = await encodeImage(picture, "webp", { quality: 80 });
   const everyNative = [...ENCODERS, ...ROW_WRITERS];
+  // EXIF orientation 6 (a quarter clockwise): the row writers turn it; to the encoders the general path does.
+  const turnTiff = tiffStructure([[0x0112, 3, [6]]]);
   return [
     { name: "JPEG (YCbCr, progressive)", bytes: jpeg, native: everyNative },
     { name: "JPEG turned by EXIF", bytes: withJpegSegments(jpeg, exifApp1(6)), native: everyNative },
@@ -66,6 +68,8 @@ async function inputCases(): Promise<InputCase[]> {
     { name: "PNG with alpha", bytes: await encodeImage(gradientWithAlpha(48, 30), "png"), native: everyNative },
     { name: "PNG, interlaced", bytes: await handPng({ width: 20, height: 12, colorType: 2, bitDepth: 8, interlaced: true, sample: (x, y) => [x * 10, y * 20, 90] }), native: [] },
     { name: "WebP, lossy", bytes: webp, native: everyNative },
+    { name: "PNG turned by EXIF", bytes: pngWithExifChunk(png, turnTiff), native: ROW_WRITERS },
+    { name: "WebP turned by EXIF", bytes: webpWithExif(webp, turnTiff, 48, 30), native: ROW_WRITERS },
     { name: "WebP, lossless", bytes: await jsquashWebp(picture, { lossless: 1 }), native: everyNative },
     { name: "WebP, animated", bytes: animatedWebp({ width: 48, height: 30 }, [{ webp, x: 0, y: 0, width: 48, height: 30 }]), native: [] },
     { name: "HEIC, single image", bytes: bytesOfBase64(QUADRANTS_HEIC), native: everyNative },
