@@ -34,6 +34,7 @@ import { DECODE_CASES, ENCODE_CASES, INPUT_KINDS, MEMORY_CASES, sharpPlan, type 
 import { dimensionsFor, encodeInput, photoLike, type InputKind, type Pixels } from "./bench/codecs-images.ts";
 import { burstReport, fixedCostReport, measureFixedCost, tinyBurstsReport, type FixedCostResult } from "./bench/codecs-fixed-cost.ts";
 import { measureMemory } from "./bench/codecs-memory.ts";
+import { MEASURED_PEAKS, writePeaksTable, type MeasuredPeaks } from "./bench/codecs-peaks-doc.ts";
 import { runCleanups } from "./bench/processes.ts";
 import { analyseLimit, isPixelLimitRefusal, limitReport, MEMORY_BUDGET, memoryTable, resultJson, timingTable, type MemoryRow } from "./bench/codecs-report.ts";
 import { decodeBeyondLimit, loadCodecs, REPO_ROOT, serviceSettings, type Codecs, type ServiceSettings } from "./bench/codecs-service.ts";
@@ -204,16 +205,15 @@ const NOTES = `  Notes
     (workerd has none), and that class's closure keeps the first codec instance, with its whole
     linear memory, alive for the isolate's life. "if released" is the peak without it.`;
 
-/** Where --write puts each measured peak beside its estimate (test/codecs/measured-peaks.test.ts checks it). */
-const MEASURED_PEAKS = path.join(REPO_ROOT, "src/codecs/measured-peaks.json");
-
+/** --write: each measured peak beside its estimate (test/codecs/measured-peaks.test.ts checks it), and the docs' table of them. */
 function writeMeasuredPeaks(memory: MemoryRow[], flags: Flags): void {
   const cases = memory
     .filter((m) => m.report.ok && m.report.estimate !== undefined)
-    .map((m) => ({ id: m.id, megapixels: m.megapixels, pixels: m.pixels, row: m.report.row, inputBytes: m.report.inputBytes, peak: m.report.peak.total, estimate: m.report.estimate }));
-  const data = { measured: new Date().toISOString().slice(0, 10), sizes: flags.sizes, quick: flags.quick, cases };
+    .map((m) => ({ id: m.id, megapixels: m.megapixels, pixels: m.pixels, row: m.report.row ?? "general", inputBytes: m.report.inputBytes, peak: m.report.peak.total, estimate: m.report.estimate! }));
+  const data: MeasuredPeaks = { measured: new Date().toISOString().slice(0, 10), sizes: flags.sizes, quick: flags.quick, cases };
   writeFileSync(MEASURED_PEAKS, `${JSON.stringify(data, null, 1)}\n`);
-  console.log(`\nwrote ${path.relative(REPO_ROOT, MEASURED_PEAKS)} (${cases.length} cases)`);
+  writePeaksTable(data);
+  console.log(`\nwrote ${path.relative(REPO_ROOT, MEASURED_PEAKS)} (${cases.length} cases) and its table in docs/codecs.md`);
 }
 
 /** The largest 4:3 photo the service compresses to WebP, as a JPEG: the burst's input. */
