@@ -108,7 +108,10 @@ function fixedBytes(floor: number, pixels: number): number {
 const UPLOAD_BYTE_COST = 2;
 const GENERAL_PNG_UPLOAD_BYTE_COST = 2.5;
 
-/** A request's own state while it waits at the memory gate (its parsed JSON, the context), beside its upload. */
+/**
+ * A request's own state while it waits at the memory gate (its parsed JSON, the context), beside
+ * its upload: an allowance, not a measurement (a tiny compress's whole body is 0.4 KB).
+ */
 const WAITING_REQUEST_BYTES = 64 * 1024;
 
 /** What a request holds while it waits at the memory gate: its upload, as it is held for the work, and its own state. */
