@@ -1,6 +1,6 @@
 import type { Env } from "../env";
 import { PixelgateError } from "../errors";
-import { MODEL_TASKS, isRetired, toModel, type Model, type ModelRow, type ModelTask } from "./model-row.ts";
+import { MODEL_TASKS, toModel, type Model, type ModelRow, type ModelTask } from "./model-row.ts";
 
 // The model table, with `isLive` computed from configuration and the clock: a row is live only
 // when it is enabled, its provider can actually run here and its retirement date (`retiresAt`, a
