@@ -71,6 +71,7 @@ function readInfo(bytes: Uint8Array): BmpInfo {
     // Masks sit inside V2+ headers, or right after a 40-byte header.
     const at = 14 + 40;
     masks = [r.u32(at), r.u32(at + 4), r.u32(at + 8), compression === BI_ALPHABITFIELDS || dibSize >= 56 ? r.u32(at + 12) : 0];
+    for (const mask of masks) assertMaskFits(mask, bitCount);
   } else if (compression === BI_RGB && bitCount === 16) {
     masks = [0x7c00, 0x03e0, 0x001f, 0];
   } else if (compression !== BI_RGB && compression !== BI_RLE8 && compression !== BI_RLE4) {
@@ -165,13 +166,36 @@ function setPaletteColor(out: Uint8ClampedArray, o: number, palette: Uint8Array,
   out[o + 3] = 255;
 }
 
+/**
+ * A channel mask must be one run of set bits inside the pixel's `bitCount` bits (0: the channel
+ * is absent), as every writer makes them. Checked with the header, before the charge.
+ */
+function assertMaskFits(mask: number, bitCount: number): void {
+  if (mask === 0) return;
+  if (bitCount !== 16 && bitCount !== 32) throw invalidImage(`A ${bitCount}-bit BMP cannot use channel masks.`);
+  const { shift, bits } = maskRun(mask);
+  if (shift + bits > bitCount || (mask >>> shift) !== 2 ** bits - 1) {
+    throw invalidImage(`The BMP's channel mask 0x${mask.toString(16)} is not one run of bits inside its ${bitCount}-bit pixels.`);
+  }
+}
+
+/**
+ * Where a non-zero mask's lowest run of set bits starts and how long it is. Both loops stop at
+ * bit 32 whatever the mask holds: a JavaScript shift count is taken mod 32, so `mask >>> 32` is
+ * the mask again, and a loop bounded only by the mask's bits would never end on 0xFFFFFFFF.
+ */
+function maskRun(mask: number): { shift: number; bits: number } {
+  let shift = 0;
+  while (shift < 32 && ((mask >>> shift) & 1) === 0) shift++;
+  let bits = 0;
+  while (shift + bits < 32 && ((mask >>> (shift + bits)) & 1) === 1) bits++;
+  return { shift, bits };
+}
+
 /** Extracts one channel through its bit mask, scaled to 0-255. */
 function maskField(mask: number): (value: number) => number {
   if (mask === 0) return () => 0;
-  let shift = 0;
-  while (((mask >>> shift) & 1) === 0) shift++;
-  let bits = 0;
-  while (((mask >>> (shift + bits)) & 1) === 1) bits++;
+  const { shift, bits } = maskRun(mask);
   const max = 2 ** bits - 1;
   return (value) => Math.round((((value & mask) >>> 0) / 2 ** shift / max) * 255);
 }

@@ -87,6 +87,16 @@ describe("BMP input", () => {
     expect(pixelAt(d565, 0, 0)).toEqual([0, 255, 0, 255]);
   });
 
+  it("a full 32-bit mask reads the whole pixel; a mask outside the pixel or not one run of bits is refused from the header", async () => {
+    const full = await decode(bmp({ width: 1, height: 1, bitCount: 32, compression: 3, masks: [0xffffffff, 0, 0], pixels: [0xff, 0xff, 0xff, 0xff] }));
+    expect(pixelAt(full, 0, 0)).toEqual([255, 0, 0, 255]);
+    // The 70-byte BMP that froze the worker: 16 bits a pixel, a red mask of 32 set bits.
+    for (const masks of [[0xffffffff, 0x07e0, 0x001f], [0x1f0000, 0x07e0, 0x001f], [0xf00f, 0x07e0, 0x001f]]) {
+      const file = bmp({ width: 1, height: 1, bitCount: 16, compression: 3, masks, pixels: [0, 0, 0, 0] });
+      expect((await pixelgateError(() => readHeader(file, "bmp"))).code, masks[0]!.toString(16)).toBe("invalid_image");
+    }
+  });
+
   it("1, 4 and 8-bit palettes", async () => {
     const palette = [[0, 0, 0], [255, 0, 0], [0, 255, 0], [0, 0, 255]];
     const one = await decode(bmp({ width: 3, height: 1, bitCount: 1, palette: palette.slice(0, 2), pixels: [0b01000000, 0, 0, 0] }));

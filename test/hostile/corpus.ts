@@ -832,6 +832,12 @@ export async function buildCorpus(): Promise<Corpus> {
   malformed("bmp-height-int-min", "A BMP with height -2^31, whose absolute value does not fit.", patched(bmp, 22, i32le(-0x8000_0000)), "bmp");
   malformed("bmp-bitcount-7", "A BMP with 7 bits per pixel.", patched(bmp, 28, u16le(7)), "bmp");
   malformed(
+    "bmp-16-bit-mask-ffffffff",
+    "A 70-byte 1x1 16-bit BI_BITFIELDS BMP whose red mask is 0xFFFFFFFF: a mask-width loop bounded only by the mask's bits never ends (a JavaScript shift count is taken mod 32), freezing the isolate. The mask does not fit a 16-bit pixel, so the header is refused.",
+    concat(bmpHeader({ width: 1, height: 1, bitCount: 16, compression: 3, pixelOffset: 66, fileSize: 70 }), u32le(0xffff_ffff), u32le(0x07e0), u32le(0x001f), new Uint8Array(4)),
+    "bmp",
+  );
+  malformed(
     "bmp-rle8-runs-off-end",
     "An 8-bit RLE BMP whose stream ends without an end-of-bitmap code.",
     concat(bmpHeader({ width: 16, height: 16, bitCount: 8, compression: 1, pixelOffset: 54 + 1024 }), new Uint8Array(1024), new Uint8Array([4, 1, 4, 2, 4, 3])),
