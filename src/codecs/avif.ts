@@ -21,8 +21,6 @@ export const AVIF_INFO = FORMAT_INFO.avif;
 /** The fixed convert setting (spec 4.14). */
 export const AVIF_DEFAULT_QUALITY = 50;
 export const AVIF_SPEED = 8;
-/** AV1's frame size limit per side. */
-export const AVIF_MAX_SIDE = 65_536;
 
 interface AvifEncoder {
   encode(data: BufferSource, width: number, height: number, options: Record<string, number | boolean>): Uint8Array | null;

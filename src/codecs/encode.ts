@@ -14,16 +14,17 @@
 // of the input can reach the output, and only one frame is ever written.
 
 import { PixelgateError } from "../errors.ts";
-import { AVIF_MAX_SIDE, encodeAvif } from "./avif.ts";
+import { encodeAvif } from "./avif.ts";
 import { encodeBmp } from "./bmp.ts";
 import { FORMAT_INFO, type ImageFormat, type RasterImage } from "./formats.ts";
-import { encodeGif, GIF_MAX_SIDE } from "./gif.ts";
-import { JPEG_DEFAULT_QUALITY, JPEG_MAX_SIDE } from "./jpeg.ts";
+import { encodeGif } from "./gif.ts";
+import { JPEG_DEFAULT_QUALITY } from "./jpeg.ts";
+import { assertFormatHolds } from "./header.ts";
 import { encodeRaster } from "./native.ts";
 import { encodePng } from "./png.ts";
 import { assertRaster } from "./raster.ts";
 import { encodeTiff } from "./tiff.ts";
-import { WEBP_DEFAULT_QUALITY, WEBP_MAX_SIDE } from "./webp.ts";
+import { WEBP_DEFAULT_QUALITY } from "./webp.ts";
 
 export interface EncodeOptions {
   /**
@@ -45,15 +46,6 @@ const ENCODERS: Record<ImageFormat, (image: RasterImage, quality: number | undef
   tiff: (image) => encodeTiff(image),
 };
 
-/** The longest side each format can store, where that is below our own pixel limit. */
-const MAX_SIDE: Partial<Record<ImageFormat, number>> = {
-  webp: WEBP_MAX_SIDE,
-  jpeg: JPEG_MAX_SIDE,
-  gif: GIF_MAX_SIDE,
-  tiff: JPEG_MAX_SIDE, // the strip is one JPEG
-  avif: AVIF_MAX_SIDE,
-};
-
 /**
  * Encodes `image` as `format`. Does not modify `image`. Throws PixelgateError
  * image_too_large when the format cannot hold the image's size, internal_error when an
@@ -69,18 +61,6 @@ export async function encodeImage(image: RasterImage, format: ImageFormat, optio
     if (error instanceof PixelgateError) throw error;
     const message = error instanceof Error ? error.message : String(error);
     throw new PixelgateError("internal_error", `Encoding ${FORMAT_INFO[format].label} failed: ${message}`);
-  }
-}
-
-/** image_too_large when `format` cannot store a width x height image. */
-export function assertFormatHolds(width: number, height: number, format: ImageFormat): void {
-  const maxSide = MAX_SIDE[format];
-  if (maxSide !== undefined && (width > maxSide || height > maxSide)) {
-    throw new PixelgateError(
-      "image_too_large",
-      `${FORMAT_INFO[format].label} cannot hold a ${width}x${height} image (at most ${maxSide} pixels per side).`,
-      { param: "targetFormat" },
-    );
   }
 }
 

@@ -18,8 +18,6 @@ import { blankImage } from "./raster.ts";
 
 export const GIF_INFO = FORMAT_INFO.gif;
 export const GIF_MAX_COLORS = 256;
-/** GIF stores each side in 16 bits. */
-export const GIF_MAX_SIDE = 65_535;
 
 interface FirstFrame {
   screenWidth: number;

@@ -10,7 +10,7 @@ import { FORMAT_INFO, type ImageFormat, type ImageHeader, type InputFormat } fro
 import { readHeicHeader } from "./heic.ts";
 import { assertGifFrameDecodable, readGifHeader } from "./gif.ts";
 import { readJpegFrame, readJpegHeader, readJpegScans } from "./jpeg.ts";
-import { MAX_HEADER_SIDE, maxPixelsFor, maxRecodePixels } from "./limits.ts";
+import { MAX_HEADER_SIDE, maxPixelsFor, maxRecodePixels, TARGET_MAX_SIDE } from "./limits.ts";
 import { readPngHeader } from "./png.ts";
 import { assertTiffDecodable, readTiffHeader } from "./tiff.ts";
 import { assertWebpFrameDecodable, readWebpHeader } from "./webp.ts";
@@ -55,11 +55,14 @@ export function assertDecodable(header: ImageHeader): void {
 }
 
 /**
- * image_too_large when this upload cannot be turned into `target` within the isolate's memory:
- * the limit of the path it takes (maxRecodePixels), its upload counted.
+ * Throws unless this upload can be turned into `target`, run in prepare, before the charge:
+ * unsupported_image_format for a CMYK JPEG; image_too_large for a side the target cannot store
+ * (assertFormatHolds), or more pixels than the isolate's memory allows on the path it takes
+ * (maxRecodePixels), its upload counted.
  */
 export function assertRecodable(source: { width: number; height: number; format: InputFormat; bytes: Uint8Array }, target: ImageFormat, nativePerPixel: number | null): void {
   if (source.format === "jpeg") assertJpegColourReadable(source.bytes);
+  assertFormatHolds(source.width, source.height, target);
   const limit = maxRecodePixels(source.format, target, nativePerPixel, source.bytes.length);
   assertWithinPixelLimit(source.width, source.height, limit, `turned into ${FORMAT_INFO[target].label} from this ${FORMAT_INFO[source.format].label}`, "targetFormat");
 }
@@ -73,6 +76,21 @@ function assertJpegColourReadable(bytes: Uint8Array): void {
   const { colorSpace } = readJpegFrame(bytes);
   if (colorSpace === "cmyk" || colorSpace === "ycck") {
     throw new PixelgateError("unsupported_image_format", `This JPEG is coded in ${colorSpace.toUpperCase()} (a print file); save it as an RGB JPEG, or as PNG, and send that.`, { param: "image" });
+  }
+}
+
+/**
+ * image_too_large when `format` cannot store a width x height image (limits.ts TARGET_MAX_SIDE).
+ * Either order of the sides is refused alike, so an EXIF turn applied later cannot change it.
+ */
+export function assertFormatHolds(width: number, height: number, format: ImageFormat): void {
+  const maxSide = TARGET_MAX_SIDE[format];
+  if (width > maxSide || height > maxSide) {
+    throw new PixelgateError(
+      "image_too_large",
+      `${FORMAT_INFO[format].label} cannot hold a ${width}x${height} image (at most ${maxSide} pixels per side).`,
+      { param: "targetFormat" },
+    );
   }
 }
 

@@ -21,8 +21,6 @@ import { instantiateCodec } from "./wasm.ts";
 export const JPEG_INFO = FORMAT_INFO.jpeg;
 /** The fixed convert setting (spec 4.14); compress passes its own quality. */
 export const JPEG_DEFAULT_QUALITY = 80;
-/** JPEG stores each side in 16 bits. */
-export const JPEG_MAX_SIDE = 65_535;
 
 interface MozJpegEncoder {
   encode(data: BufferSource, width: number, height: number, options: MozJpegOptions): Uint8Array;

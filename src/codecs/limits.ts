@@ -193,6 +193,23 @@ export function estimateCodecBytes(pixels: number, input: InputFormat, target: I
 }
 
 /**
+ * The longest side each target can be written with, whatever its pixels: what the format (or
+ * the encoder that writes it) can store. Checked from the header before the charge
+ * (assertRecodable), and again by every encoder. WebP stores sides in 14 bits; libjpeg refuses
+ * sides over 65,500 (JPEG_MAX_DIMENSION), and a TIFF's strip is one baseline JPEG; GIF stores
+ * 16 bits; AVIF's largest frame is 65,536; PNG and BMP store 31 bits.
+ */
+export const TARGET_MAX_SIDE: Record<ImageFormat, number> = {
+  webp: 16_383,
+  jpeg: 65_500,
+  tiff: 65_500,
+  gif: 65_535,
+  avif: 65_536,
+  png: 0x7fff_ffff,
+  bmp: 0x7fff_ffff,
+};
+
+/**
  * A side longer than this cannot come from an honest header: PNG and BMP store sides as signed
  * 32-bit values and no other format we read allows more. Such a header is corrupt, not large.
  */

@@ -5,9 +5,9 @@
 
 import { PixelgateError } from "../errors.ts";
 import type { ImageHeader, ImageFormat } from "./formats.ts";
-import { assertDecodable, assertSafeToDecode } from "./header.ts";
+import { assertDecodable, assertFormatHolds, assertSafeToDecode } from "./header.ts";
 import { decodeImage } from "./decode.ts";
-import { assertFormatHolds, encodeImage, encodeQuality, type EncodeOptions } from "./encode.ts";
+import { encodeImage, encodeQuality, type EncodeOptions } from "./encode.ts";
 import { JPEG_DEFAULT_QUALITY } from "./jpeg.ts";
 import { recodedImage, type RecodedImage } from "./file-pieces.ts";
 import { nativeRoute, type NativeRoute } from "./recode-route.ts";

@@ -15,8 +15,6 @@ import { instantiateCodec } from "./wasm.ts";
 export const WEBP_INFO = FORMAT_INFO.webp;
 /** The fixed convert setting (spec 4.14); compress passes its own quality. */
 export const WEBP_DEFAULT_QUALITY = 80;
-/** VP8 and VP8L store each side in 14 bits. */
-export const WEBP_MAX_SIDE = 16_383;
 
 interface WebpDecoder {
   decode(data: BufferSource): { data: Uint8ClampedArray; width: number; height: number } | null;

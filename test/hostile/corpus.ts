@@ -53,6 +53,13 @@ interface CaseBase {
 
 export interface HostileCase extends CaseBase {
   expect: { status: 400 | 413; code: ErrorCode | ErrorCode[] };
+  /**
+   * A limit of one target rather than of the input: the case is sent to convert-format for this
+   * target only (both families, where the target is offered there).
+   */
+  target?: ImageFormat;
+  /** The header decides it, so it is refused in prepare: nothing deducted (not a refund). */
+  beforeCharge?: true;
 }
 
 export interface AcceptedCase extends CaseBase {
@@ -821,6 +828,28 @@ export async function buildCorpus(): Promise<Corpus> {
       tiff([{ entries }], strip),
       "tiff",
       UNSUPPORTED,
+    );
+  }
+
+  // --- sides a target cannot store (limits.ts TARGET_MAX_SIDE), refused from the header -------
+  {
+    const wide = (name: string, why: string, bytes: Uint8Array, format: InputFormat, target: ImageFormat) =>
+      bad({ name, group: "bomb", why, ...file(bytes, MIME[format], EXT[format]), expect: TOO_LARGE, target, beforeCharge: true });
+    const tiffWide = tiff([{ entries: rawRgbEntries(65_501, 1) }], new Uint8Array(65_501 * 3).fill(128));
+    const bmpWide = concat(bmpHeader({ width: 65_501, height: 1, fileSize: 54 + 196_504 }), new Uint8Array(196_504).fill(64));
+    const gifWide = await encodeImage(sourceImage(65_501, 2), "gif");
+    const why = (what: string, target: string, side: number) =>
+      `${what} (${side} px wide, a few hundred KB, far under every pixel limit) to ${target}: libjpeg writes at most 65,500 px a side, so the encoder failed after the charge (500, credit kept). The target's side limit is checked from the header before the charge.`;
+    wide("gif-65501x2-to-tiff", why("A 65501x2 GIF", "TIFF", 65_501), gifWide, "gif", "tiff");
+    wide("bmp-65501x1-to-tiff", why("A 65501x1 BMP", "TIFF", 65_501), bmpWide, "bmp", "tiff");
+    wide("tiff-65501x1-to-tiff", why("A 65501x1 uncompressed TIFF", "TIFF", 65_501), tiffWide, "tiff", "tiff");
+    wide("bmp-65501x1-to-jpeg", why("A 65501x1 BMP", "JPEG", 65_501), bmpWide, "bmp", "jpeg");
+    wide(
+      "png-16384x1-to-webp",
+      "A 16384x1 PNG to WebP, which stores 14 bits a side (16,383): refused from the header, before the charge (it was refused after it, and refunded).",
+      await encodeImage(sourceImage(16_384, 2), "png"),
+      "png",
+      "webp",
     );
   }
 

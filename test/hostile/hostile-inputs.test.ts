@@ -1,5 +1,5 @@
 import { describe, it, type ExpectStatic } from "vitest";
-import { FORMAT_INFO } from "../../src/codecs/index.ts";
+import { FORMAT_INFO, type ImageFormat } from "../../src/codecs/index.ts";
 import { newAccount, type TestAccount } from "../support/fixtures";
 import { balanceOf, bytesOfDataUri, dataUriOf, fetchHosted, postTool, usageRows } from "../support/tool-calls";
 import { ascii, buildCorpus, sourceImage, type AcceptedCase, type CaseGroup, type HostileCase } from "./corpus.ts";
@@ -17,6 +17,11 @@ const corpus = await buildCorpus();
 
 const V1_PATHS = ["/v1/compress", "/v1/convert-format"] as const;
 const PLAYGROUND_PATH = "/playground/convert-format";
+/** The targets each convert-format family offers (src/tools/convert-format.ts). */
+const CONVERT_TARGETS: Record<string, readonly ImageFormat[]> = {
+  "/v1/convert-format": ["png", "jpeg", "webp", "gif", "tiff", "avif"],
+  [PLAYGROUND_PATH]: ["png", "jpeg", "webp", "gif", "bmp"],
+};
 const TOOL_OF: Record<string, string> = {
   "/v1/compress": "compress_image",
   "/v1/convert-format": "convert_format",
@@ -91,6 +96,8 @@ interface Refusal {
   code: string | string[];
   /** The request field the error must name. */
   param: string;
+  /** Refused in prepare: the log entry shows nothing deducted, rather than a refund. */
+  beforeCharge?: true;
 }
 
 async function expectRefused(
@@ -121,6 +128,7 @@ async function expectRefused(
     status: refusal.status,
     kept: 0,
   });
+  if (refusal.beforeCharge) expect(row.credits_deducted, "credits deducted (refused after the charge?)").toBe(0);
 }
 
 describe("the hostile-input corpus", () => {
@@ -154,12 +162,17 @@ describe("the hostile-input corpus", () => {
 describe.concurrent("hostile inputs are refused with a 4xx, free, logged, and the worker keeps serving", () => {
   for (const c of corpus.hostile) {
     const codes = [c.expect.code].flat().join(" | ");
-    const paths = [...V1_PATHS, ...(PLAYGROUND_SUBSET.has(c.name) ? [PLAYGROUND_PATH] : [])];
-    it(`${c.group} / ${c.name} -> ${c.expect.status} ${codes}`, { timeout: 60_000 }, async ({ expect }) => {
+    const target = c.target;
+    const paths = target
+      ? Object.keys(CONVERT_TARGETS).filter((path) => CONVERT_TARGETS[path]!.includes(target))
+      : [...V1_PATHS, ...(PLAYGROUND_SUBSET.has(c.name) ? [PLAYGROUND_PATH] : [])];
+    const sent = (path: string) => (target ? { targetFormat: target } : targetOf(path));
+    const param = target ? "targetFormat" : "image";
+    it(`${c.group} / ${c.name}${target ? ` to ${target}` : ""} -> ${c.expect.status} ${codes}`, { timeout: 60_000 }, async ({ expect }) => {
       const account = await newAccount({ credits: CREDITS });
       let balance = CREDITS;
       for (const path of paths) {
-        await expectRefused(expect, account, path, { image: c.image, ...targetOf(path) }, { ...c.expect, param: "image" }, balance);
+        await expectRefused(expect, account, path, { image: c.image, ...sent(path) }, { ...c.expect, param, beforeCharge: c.beforeCharge }, balance);
         balance = await expectStillServing(expect, account, path, balance);
       }
       // One log entry per call, hostile and valid alike; nothing else happened to the account.
