@@ -7,6 +7,12 @@ import { type Box, boxes, child, itemAssociations, primaryItem } from "./isobmff
 
 const LABEL = "HEIC";
 
+/**
+ * At most this many extents for one item. Writers give an item one extent (libheif, phones);
+ * a file listing 65,535 extents of one picture made the join of its data 2.3 GB.
+ */
+export const MAX_ITEM_EXTENTS = 64;
+
 /** One extent of an item's data: `length` bytes at `offset` of the file (or of idat). */
 interface Extent {
   offset: number;
@@ -49,7 +55,28 @@ export function readHeifItems(bytes: Uint8Array): HeifItems {
     items.set(id, { id, type, properties: associations.get(id) ?? [], ...location });
   }
   const iref = find("iref");
-  return { reader: r, primary: primaryItem(r, pitm), items, references: iref ? itemReferences(r, iref) : [], idat: find("idat") };
+  const idat = find("idat");
+  for (const item of items.values()) assertExtentsFit(item, item.method === 1 ? idat : { type: "file", start: 0, end: bytes.length });
+  return { reader: r, primary: primaryItem(r, pitm), items, references: iref ? itemReferences(r, iref) : [], idat };
+}
+
+/**
+ * An item's extents (at most MAX_ITEM_EXTENTS, itemLocations), checked before anything is
+ * joined: each inside the file (or the idat box) it points into, and together no more bytes than
+ * that holds, so an item's data is never larger than the file. Items located another way are
+ * refused when read (itemData).
+ */
+function assertExtentsFit(item: HeifItem, base: Box | undefined): void {
+  if (item.method > 1 || item.extents.length === 0) return;
+  if (!base) throw invalidImage("The HEIC places an item in an idat box it does not have.");
+  const room = base.end - base.start;
+  let total = 0;
+  for (const { offset, length } of item.extents) {
+    const size = length === 0 ? room - offset : length; // 0: to the end
+    if (offset > room || size < 0 || offset + size > room) throw invalidImage("The HEIC's item data lies past the end of the file.");
+    total += size;
+  }
+  if (total > room) throw invalidImage("The HEIC's item data is larger than the file that holds it.");
 }
 
 /** An item's data as one array: a view of the file when it is one extent, joined otherwise. */
@@ -57,11 +84,8 @@ export function itemData(file: HeifItems, item: HeifItem): Uint8Array {
   if (item.method > 1) throw invalidImage("The HEIC locates an item's data in a way this reader does not follow.");
   const base = item.method === 1 ? file.idat : { start: 0, end: file.reader.length };
   if (!base) throw invalidImage("The HEIC places an item in an idat box it does not have.");
-  const parts = item.extents.map(({ offset, length }) => {
-    const size = length === 0 ? base.end - base.start - offset : length; // 0: to the end
-    if (offset + size > base.end - base.start || size < 0) throw invalidImage("The HEIC's item data lies past the end of the file.");
-    return file.reader.slice(base.start + offset, size);
-  });
+  // readHeifItems checked the extents (assertExtentsFit): the join is no larger than the file.
+  const parts = item.extents.map(({ offset, length }) => file.reader.slice(base.start + offset, length === 0 ? base.end - base.start - offset : length));
   return concatBytes(parts.length ? parts : [new Uint8Array(0)]);
 }
 
@@ -98,6 +122,10 @@ function itemLocations(r: ByteReader, iloc: Box): Map<number, Omit<HeifItem, "id
   let at = iloc.start + 6;
   const count = version < 2 ? r.u16(at) : r.u32(at);
   at += version < 2 ? 2 : 4;
+  // Every field is read inside the box: an entry of empty fields still takes its id's bytes.
+  const inside = (next: number) => {
+    if (next > iloc.end) throw invalidImage("The HEIC's iloc box lists more than it holds.");
+  };
   const locations = new Map<number, Omit<HeifItem, "id" | "type" | "properties">>();
   for (let i = 0; i < count; i++) {
     const id = version < 2 ? r.u16(at) : r.u32(at);
@@ -109,12 +137,16 @@ function itemLocations(r: ByteReader, iloc: Box): Map<number, Omit<HeifItem, "id
     at += baseSize;
     const extentCount = r.u16(at);
     at += 2;
+    inside(at);
+    // Extents of no bytes (offset and length sizes 0) would cost nothing to list 65,535 times.
+    if (extentCount > MAX_ITEM_EXTENTS) throw invalidImage(`A HEIC item's data is in ${extentCount} pieces; at most ${MAX_ITEM_EXTENTS} are read.`);
     const extents: Extent[] = [];
     for (let e = 0; e < extentCount; e++) {
       at += indexSize;
       extents.push({ offset: base + sized(r, at, offsetSize), length: sized(r, at + offsetSize, lengthSize) });
       at += offsetSize + lengthSize;
     }
+    inside(at);
     locations.set(id, { method, extents });
   }
   return locations;
