@@ -9,7 +9,9 @@
 //
 // Before any slice is decoded, every sequence parameter set is checked against the size the
 // container declared for the item: a hostile SPS could otherwise make libde265 allocate a
-// 65535 x 65535 picture for a few bytes of input.
+// 65535 x 65535 picture for a few bytes of input. That holds for the hvcC box's parameter sets
+// and for those the item's data carries in band: each parameter set NAL unit of the data is
+// decoded and checked before the next unit is pushed, so no slice ever meets an unchecked SPS.
 #include <stdint.h>
 #include <stdlib.h>
 #include "libde265/de265.h"
@@ -24,6 +26,9 @@ static const int CODED_MARGIN = 64;
 
 static de265_decoder_context *decoder;
 static const de265_image *picture;
+
+// HEVC NAL unit types of the parameter sets (VPS, SPS, PPS).
+static const int NAL_VPS = 32, NAL_PPS = 34;
 
 static uint32_t read_be(const uint8_t *p, int bytes) {
   uint32_t v = 0;
@@ -53,12 +58,12 @@ static int push_parameter_sets(const uint8_t *hvcc, int size) {
   return length_size == 3 ? 0 : length_size; // 3 is not a valid lengthSizeMinusOne + 1
 }
 
-// Decodes whatever has been pushed, until a picture is out or libde265 wants more input; false
-// on an error it cannot go past. (Once flushed, `more` stays set while a picture waits to be
-// taken, so the loop ends on the picture.)
-static bool decode_pushed(void) {
+// Decodes whatever has been pushed, until a picture is out (unless `through`: until everything
+// pushed is decoded) or libde265 wants more input; false on an error it cannot go past. (Once
+// flushed, `more` stays set while a picture waits to be taken, so the loop ends on the picture.)
+static bool decode_pushed(bool through = false) {
   int more = 1;
-  while (more && !de265_peek_next_picture(decoder)) {
+  while (more && (through || !de265_peek_next_picture(decoder))) {
     de265_error err = de265_decode(decoder, &more);
     if (err == DE265_ERROR_WAITING_FOR_INPUT_DATA) return true;
     if (err != DE265_OK) return false;
@@ -99,6 +104,8 @@ int pg_hevc_decode(const uint8_t *hvcc, int hvcc_size, const uint8_t *data, int 
     at += length_size;
     if (length > (uint32_t)(data_size - at)) return HEVC_INVALID;
     if (de265_push_NAL(decoder, data + at, (int)length, 0, nullptr) != DE265_OK) return HEVC_INVALID;
+    int type = length > 0 ? (data[at] >> 1) & 0x3f : -1;
+    if (type >= NAL_VPS && type <= NAL_PPS && (!decode_pushed(true) || !parameter_sets_fit(width, height))) return HEVC_INVALID;
     at += (int)length;
   }
   if (de265_flush_data(decoder) != DE265_OK || !decode_pushed()) return HEVC_INVALID;

@@ -8,6 +8,7 @@ import { readBmpHeader } from "./bmp.ts";
 import { invalidImage } from "./bytes.ts";
 import { FORMAT_INFO, type ImageFormat, type ImageHeader, type InputFormat } from "./formats.ts";
 import { readHeicHeader } from "./heic.ts";
+import { assertHeicDecodable } from "./heic-structure.ts";
 import { assertGifFrameDecodable, readGifHeader } from "./gif.ts";
 import { readJpegFrame, readJpegHeader, readJpegScans } from "./jpeg.ts";
 import { MAX_HEADER_SIDE, maxPixelsFor, maxRecodePixels, TARGET_MAX_SIDE } from "./limits.ts";
@@ -111,12 +112,15 @@ export function assertWithinPixelLimit(width: number, height: number, limit: num
  * - TIFF: the directory graph (no loops, no shared or countless directories), tag values and
  *   strips or tiles inside the file, a sane strip count, each JPEG strip's size and scans.
  * - WebP: an animation's first frame on its canvas.
+ * - HEIC: item extents inside the file, at most MAX_HEIC_GRID_TILES tiles a grid, every HEVC
+ *   parameter set (hvcC and in band) within its item's declared size (heic-structure.ts).
  */
 const STRUCTURE_CHECKS: Partial<Record<InputFormat, (bytes: Uint8Array) => void>> = {
   jpeg: readJpegScans,
   gif: assertGifFrameDecodable,
   tiff: assertTiffDecodable,
   webp: assertWebpFrameDecodable,
+  heic: assertHeicDecodable,
 };
 
 export function assertSafeToDecode(bytes: Uint8Array, header: ImageHeader): void {

@@ -20,6 +20,7 @@ import { FAKE_IMAGE_ORIGIN } from "../input/fake-image-host.ts";
 import { prng } from "../support/prng.ts";
 import { ALPHA_HEIC, BT709_STUDIO_HEIC, GRID_HEIC, QUADRANTS_HEIC, TURNED_HEIC } from "../fixtures/heic.ts";
 import { readHeifItems } from "../../src/codecs/heif-items.ts";
+import { heicGrid, heicInBandSps, heicManyExtents } from "../support/heic-hostile.ts";
 import { vp8lCopyBeforeStart, vp8lIncompleteCode, vp8lManyGroups, vp8lStripes } from "./vp8l-streams.ts";
 
 export type CaseGroup =
@@ -829,6 +830,26 @@ export async function buildCorpus(): Promise<Corpus> {
       "tiff",
       UNSUPPORTED,
     );
+  }
+
+  // --- HEIC structure the header's size does not show (src/codecs/heic-structure.ts) -----------
+  {
+    const heicCase = (name: string, why: string, bytes: Uint8Array) =>
+      bad({ name, group: "bomb", why: `${why} Refused from the file's boxes before the charge.`, ...file(bytes, MIME.heic, EXT.heic), expect: INVALID, beforeCharge: true });
+    heicCase("heic-iloc-65535-extents", "A HEIC listing its one 64x64 picture as 65,535 extents of the same bytes: joining them made 2.3 GB (500, credit kept, worker +2.2 GB).", heicManyExtents(65_535));
+    heicCase("heic-iloc-600-extents", "The same picture as 600 extents: it answered 200 at 130 MB against 51 MB stored once.", heicManyExtents(600));
+    heicCase(
+      "heic-in-band-sps-8192",
+      "A 64x64 HEIC (ispe and hvcC agree) whose data repeats its parameter sets in band, the SPS saying 8192x8192: our decoder decoded the whole 8192x8192 picture (142.5 MB) before noticing the size.",
+      heicInBandSps(8192),
+    );
+    heicCase(
+      "heic-in-band-sps-16384-imir",
+      "The same with a 16384x16384 SPS and an imir property, which sends the file to libheif: PNG, JPEG and TIFF answered 200 with a 268 MP picture (1.2 GB peak, 1 credit).",
+      heicInBandSps(16_384, true),
+    );
+    heicCase("heic-grid-tile-in-band-sps-8192", "A 2x2 grid of 64x64 tiles, the last tile's data carrying an 8192x8192 SPS in band.", heicGrid(2, 2, 3));
+    heicCase("heic-grid-60x60-tiles", "A 3840x3840 grid of 3,600 64x64 tiles sharing one tile's bytes (within the pixel limit): 10 to 11 s a call, one decoder run per tile. Grids may have at most 256 tiles.", heicGrid(60, 60));
   }
 
   // --- sides a target cannot store (limits.ts TARGET_MAX_SIDE), refused from the header -------
