@@ -101,6 +101,22 @@ export function readBmpHeader(bytes: Uint8Array): { width: number; height: numbe
   return { width, height };
 }
 
+/** Bytes from one stored row to the next (rows are padded to 4 bytes). */
+function rowStride(info: BmpInfo): number {
+  return Math.ceil((info.width * info.bitCount) / 32) * 4;
+}
+
+/**
+ * The rows an uncompressed BMP's header promises are in the file (the last row need not be
+ * padded), checked before the charge: a cut-off file is refused from its header and length.
+ * RLE rows are found only by decoding them.
+ */
+export function assertBmpPixelsPresent(bytes: Uint8Array): void {
+  const info = readInfo(bytes);
+  if (info.compression === BI_RLE8 || info.compression === BI_RLE4) return;
+  new ByteReader(bytes, true, "BMP").slice(info.pixelOffset, rowStride(info) * (info.height - 1) + Math.ceil((info.width * info.bitCount) / 8));
+}
+
 export async function decodeBmp(bytes: Uint8Array): Promise<RasterImage> {
   const info = readInfo(bytes);
   const { width, height } = info;
@@ -109,10 +125,8 @@ export async function decodeBmp(bytes: Uint8Array): Promise<RasterImage> {
     decodeRle(bytes, info, out);
     return { width, height, data: out };
   }
-  const r = new ByteReader(bytes, true, "BMP");
-  const stride = Math.ceil((width * info.bitCount) / 32) * 4;
-  // The last row must be complete; a shorter file is truncated.
-  r.slice(info.pixelOffset, stride * (height - 1) + Math.ceil((width * info.bitCount) / 8));
+  const stride = rowStride(info);
+  assertBmpPixelsPresent(bytes);
 
   const fields = info.masks?.map(maskField) ?? null;
   let sawAlpha = false;

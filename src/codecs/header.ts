@@ -4,7 +4,7 @@
 
 import { PixelgateError } from "../errors.ts";
 import { readAvifHeader } from "./avif.ts";
-import { readBmpHeader } from "./bmp.ts";
+import { assertBmpPixelsPresent, readBmpHeader } from "./bmp.ts";
 import { invalidImage } from "./bytes.ts";
 import { FORMAT_INFO, type ImageFormat, type ImageHeader, type InputFormat } from "./formats.ts";
 import { readHeicHeader } from "./heic.ts";
@@ -12,7 +12,7 @@ import { assertHeicDecodable } from "./heic-structure.ts";
 import { assertGifFrameDecodable, readGifHeader } from "./gif.ts";
 import { readJpegFrame, readJpegHeader, readJpegScans } from "./jpeg.ts";
 import { MAX_HEADER_SIDE, maxPixelsFor, maxRecodePixels, TARGET_MAX_SIDE } from "./limits.ts";
-import { readPngHeader } from "./png.ts";
+import { assertPngChunksPresent, readPngHeader } from "./png.ts";
 import { assertTiffDecodable, readTiffHeader } from "./tiff.ts";
 import { assertWebpFrameDecodable, readWebpHeader } from "./webp.ts";
 
@@ -112,6 +112,8 @@ export function assertWithinPixelLimit(width: number, height: number, limit: num
  * - TIFF: the directory graph (no loops, no shared or countless directories), tag values and
  *   strips or tiles inside the file, a sane strip count, each JPEG strip's size and scans.
  * - WebP: an animation's first frame on its canvas.
+ * - BMP: an uncompressed file holds every row its header promises.
+ * - PNG: every chunk inside the file, and image data.
  * - HEIC: item extents inside the file, at most MAX_HEIC_GRID_TILES tiles a grid, every HEVC
  *   parameter set (hvcC and in band) within its item's declared size (heic-structure.ts).
  */
@@ -121,6 +123,8 @@ const STRUCTURE_CHECKS: Partial<Record<InputFormat, (bytes: Uint8Array) => void>
   tiff: assertTiffDecodable,
   webp: assertWebpFrameDecodable,
   heic: assertHeicDecodable,
+  bmp: assertBmpPixelsPresent,
+  png: assertPngChunksPresent,
 };
 
 export function assertSafeToDecode(bytes: Uint8Array, header: ImageHeader): void {

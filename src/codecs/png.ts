@@ -80,6 +80,25 @@ export function readPngHeader(bytes: Uint8Array): { width: number; height: numbe
   return { width, height };
 }
 
+/**
+ * Every chunk up to IEND (or the file's end) lies inside the file with its CRC, and there is
+ * image data: a file cut inside a chunk is refused before the charge. Whether the image data
+ * itself is whole only inflating it tells.
+ */
+export function assertPngChunksPresent(bytes: Uint8Array): void {
+  const r = new ByteReader(bytes, false, "PNG");
+  let idat = false;
+  for (let offset = 8; offset + 8 <= bytes.length; ) {
+    const length = r.u32(offset);
+    const type = r.ascii(offset + 4, 4);
+    if (length > bytes.length - offset - 12) throw invalidImage(`The PNG is truncated: its ${type} chunk runs past the end of the file.`);
+    if (type === "IDAT") idat = true;
+    if (type === "IEND") break;
+    offset += 12 + length;
+  }
+  if (!idat) throw invalidImage("The PNG has no image data.");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Decoding
 

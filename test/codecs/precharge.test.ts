@@ -20,6 +20,8 @@ const jpeg = await encodeImage(gradient(48, 32), "jpeg");
 const sos = [...jpeg.keys()].filter((i) => jpeg[i] === 0xff && jpeg[i + 1] === 0xda);
 const lastScan = jpeg.subarray(sos.at(-1)!, jpeg.length - 2);
 const rgbTiff = tiffFile([{ entries: rawRgbEntries(48, 32) }], [rgbBytes(gradient(48, 32))]);
+const bmp = await encodeImage(gradient(48, 32), "bmp");
+const png = await encodeImage(gradient(48, 32), "png");
 
 const hostile: [name: string, mime: string, bytes: Uint8Array, code: string][] = [
   ["JPEG with 500 scans", "image/jpeg", concat(jpeg.subarray(0, -2), ...Array<Uint8Array>(500).fill(lastScan), new Uint8Array([0xff, 0xd9])), "invalid_image"],
@@ -31,6 +33,9 @@ const hostile: [name: string, mime: string, bytes: Uint8Array, code: string][] =
     "image_too_large",
   ],
   ["uncompressed TIFF cut in half", "image/tiff", rgbTiff.subarray(0, rgbTiff.length >> 1), "invalid_image"],
+  ["BMP cut inside its last row", "image/bmp", bmp.subarray(0, bmp.length - 10), "invalid_image"],
+  ["PNG cut inside its image data", "image/png", png.subarray(0, png.length - 20), "invalid_image"],
+  ["PNG without image data", "image/png", concat(png.subarray(0, 33), png.subarray(png.length - 12)), "invalid_image"],
   ["TIFF strip past the end", "image/tiff", tiffFile([{ entries: rawRgbEntries(4, 4, 0x7fff_0000) }], [new Uint8Array(48)]), "invalid_image"],
   [
     "TIFF SubIFD fan-out",
@@ -59,5 +64,7 @@ describe("structural refusals happen before the charge, in sourceImageOf", () =>
   it("an honest image still passes", async () => {
     await expect(sourceImageOf({ image: dataUri("image/tiff", rgbTiff) }, CTX)).resolves.toMatchObject({ format: "tiff", width: 48, height: 32 });
     await expect(sourceImageOf({ image: dataUri("image/jpeg", jpeg) }, CTX)).resolves.toMatchObject({ format: "jpeg", width: 48, height: 32 });
+    await expect(sourceImageOf({ image: dataUri("image/bmp", bmp) }, CTX)).resolves.toMatchObject({ format: "bmp", width: 48, height: 32 });
+    await expect(sourceImageOf({ image: dataUri("image/png", png) }, CTX)).resolves.toMatchObject({ format: "png", width: 48, height: 32 });
   });
 });
