@@ -46,9 +46,11 @@ describe("billed-call path", () => {
   it("refunds a decode failure found after the charge and records the refund", async () => {
     const account = await newAccount({ credits: 5 });
     const png = await encodeImage(gradient(64, 64), "png");
-    // The header is intact, so the call passes the pre-charge checks; the pixel data is cut short.
-    const truncated = png.subarray(0, Math.floor(png.length * 0.6));
-    const response = await postTool("/v1/convert-format", account.key, { image: `data:image/png;base64,${base64(truncated)}`, targetFormat: "webp" });
+    // The header and the chunks are intact, so the call passes the pre-charge checks; the
+    // compressed pixel data is garbage, which only inflating it finds.
+    const corrupt = png.slice();
+    corrupt.fill(0xff, 60, 120);
+    const response = await postTool("/v1/convert-format", account.key, { image: `data:image/png;base64,${base64(corrupt)}`, targetFormat: "webp" });
     await expectError(response, 400, "invalid_request_error", "invalid_image");
     expect(await balanceOf(account.id)).toBe(5);
     expect(await usageRows(account.id)).toMatchObject([{ status_code: 400, credits_deducted: 1, credits_refunded: 1 }]);
