@@ -21,7 +21,7 @@ export interface FuzzService {
   balance(): Promise<number>;
   /** Kills workerd and starts it again on the same state (after a hang or a crash). */
   restart(): Promise<void>;
-  /** The peak rise of workerd's resident memory while `run` runs, in bytes, beside its result. */
+  /** The peak rise of workerd's resident memory (both its processes) while `run` runs, in bytes, beside its result. */
   measured<T>(run: () => Promise<T>): Promise<{ value: T; peakRise: number }>;
 }
 
@@ -51,15 +51,16 @@ export async function startService(log: (line: string) => void): Promise<FuzzSer
       await worker.restart();
     },
     async measured(run) {
-      const pid = workerdPid(worker.group.pgid);
-      const base = pid ? residentBytes(pid) : 0;
+      const pids = workerdPids(worker.group.pgid);
+      const resident = () => pids.reduce((sum, pid) => sum + residentBytes(pid), 0);
+      const base = resident();
       let peak = base;
       const timer = setInterval(() => {
-        if (pid) peak = Math.max(peak, residentBytes(pid));
+        peak = Math.max(peak, resident());
       }, 20);
       try {
         const value = await run();
-        if (pid) peak = Math.max(peak, residentBytes(pid));
+        peak = Math.max(peak, resident());
         return { value, peakRise: Math.max(0, peak - base) };
       } finally {
         clearInterval(timer);
@@ -69,9 +70,10 @@ export async function startService(log: (line: string) => void): Promise<FuzzSer
   return service;
 }
 
-/** The workerd process in wrangler's process group. */
-function workerdPid(pgid: number | undefined): number | undefined {
-  if (pgid === undefined) return undefined;
+/** The workerd processes in wrangler's process group (wrangler dev runs two: its proxy and the worker's). */
+function workerdPids(pgid: number | undefined): number[] {
+  const pids: number[] = [];
+  if (pgid === undefined) return pids;
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
@@ -79,12 +81,12 @@ function workerdPid(pgid: number | undefined): number | undefined {
       // pid (comm) state ppid pgrp ...: comm may hold spaces, so split after its closing parenthesis.
       const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (comm === "workerd" && Number(fields[2]) === pgid) return Number(entry);
+      if (comm === "workerd" && Number(fields[2]) === pgid) pids.push(Number(entry));
     } catch {
       // the process ended meanwhile
     }
   }
-  return undefined;
+  return pids;
 }
 
 function residentBytes(pid: number): number {
