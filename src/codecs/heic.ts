@@ -116,7 +116,9 @@ function copyPlane(channel: HeifChannel): SamplePlane {
 
 /**
  * Decodes the primary image to RGBA. `maxPixels` is handed to libheif as its own size limit,
- * so a grid whose tiles add up to more than the header promised stops inside the decoder.
+ * but this build does not hold to it (a 128x64 grid decodes under a limit of 100 pixels): what
+ * bounds the picture libheif makes is checked before the charge (heic-structure.ts: grid tiles,
+ * every parameter set against its item's declared size) and the decoded size after (decode.ts).
  */
 export async function decodeHeic(bytes: Uint8Array, maxPixels: number): Promise<RasterImage> {
   return withPrimaryImage(bytes, maxPixels, (heif, handle) =>
