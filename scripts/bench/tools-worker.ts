@@ -41,7 +41,7 @@ async function prepare(request: Request, env: Env): Promise<Response> {
 async function providerStage(id: string, env: Env): Promise<Response> {
   const call = prepared.get(id);
   if (!call) return Response.json({ error: "unknown id" }, { status: 404 });
-  const caller = { env, waitUntil: () => {} }; // the bench worker calls only the local provider
+  const caller = { env, baseUrl: "http://bench", waitUntil: () => {} }; // the bench worker calls only the local provider
   const output = await runModel(caller, call.model, call.task);
   let last: ModelOutput = output;
   if (call.cutoutModel && output.kind === "image") {

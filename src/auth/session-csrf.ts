@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import type { AppEnv, Env } from "../env";
 import { publicBaseUrl } from "../http/envelope";
+import { keptSecret } from "../storage/kept-secrets";
 import type { DashboardSession } from "./session";
 
 // CSRF protection for every dashboard form, in two layers:
@@ -25,13 +26,8 @@ export class CsrfRefusal extends Error {
 let cachedSecret: { configured: string | undefined; key: Promise<CryptoKey> } | undefined;
 
 /** DASHBOARD_SECRET when configured; else one generated once and kept in D1, so no setup is needed. */
-async function storedSecret(env: Env): Promise<string> {
-  const configured = settingsOf(env).dashboardSecret;
-  if (configured) return configured;
-  const fresh = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
-  await env.DB.prepare("INSERT OR IGNORE INTO dashboard_secrets (name, value) VALUES ('csrf', ?)").bind(fresh).run();
-  const row = await env.DB.prepare("SELECT value FROM dashboard_secrets WHERE name = 'csrf'").first<{ value: string }>();
-  return row!.value;
+function storedSecret(env: Env): Promise<string> {
+  return keptSecret(env.DB, "csrf", settingsOf(env).dashboardSecret);
 }
 
 function signingKey(env: Env): Promise<CryptoKey> {

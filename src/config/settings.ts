@@ -39,6 +39,8 @@ const SETTINGS_SCHEMA = z.object({
   ADMIN_TOKEN: text,
   /** Host for returned file URLs; unset, the request's own origin. */
   PUBLIC_BASE_URL: text,
+  /** Signs the short-lived links to input copies sent to providers; unset, one is generated once and kept in D1. */
+  FILE_URL_SECRET: text,
   OPENAI_BASE_URL: text,
   OPENAI_API_KEY: text,
   REPLICATE_BASE_URL: text,
@@ -99,6 +101,7 @@ export interface Settings {
   holdMarginMs: number;
   adminToken: string | undefined;
   publicBaseUrl: string | undefined;
+  fileUrlSecret: string | undefined;
   openai: { baseUrl: string | undefined; apiKey: string | undefined };
   replicate: { baseUrl: string | undefined; apiToken: string | undefined };
   moderation: {
@@ -130,6 +133,7 @@ function parseSettings(source: SettingStrings): Settings {
     holdMarginMs: raw.HOLD_MARGIN_MS,
     adminToken: raw.ADMIN_TOKEN,
     publicBaseUrl: raw.PUBLIC_BASE_URL,
+    fileUrlSecret: raw.FILE_URL_SECRET,
     openai: { baseUrl: raw.OPENAI_BASE_URL, apiKey: raw.OPENAI_API_KEY },
     replicate: { baseUrl: raw.REPLICATE_BASE_URL, apiToken: raw.REPLICATE_API_TOKEN },
     moderation: {

@@ -2,7 +2,7 @@ import { PixelgateError } from "../errors";
 import { megapixelSize } from "./aspect";
 import type { AcceptedInputsName } from "./accepted-inputs";
 import type { AspectRatio, ProviderTask } from "./types";
-import { dataUriOf } from "./upstream-output";
+import type { ImageReference } from "./input-links";
 
 // The Replicate models the catalogue seeds, each called with the input names its model page
 // documents (replicate.com/<owner>/<name>/api; checked 2026-11). A model listed here is called
@@ -34,7 +34,8 @@ interface ReplicateModel {
   accepts?: AcceptedInputsName;
   /** Refuses, before the charge, what this model cannot do (free 4xx). */
   check?(task: ProviderTask, name: string): void;
-  input(task: ProviderTask): Record<string, unknown>;
+  /** `ref`: how each input image travels (a data URI, or a link to our copy when large). */
+  input(task: ProviderTask, ref: ImageReference): Record<string, unknown>;
 }
 
 const refuse = (message: string, param: string): never => {
@@ -53,11 +54,11 @@ const MODELS: Record<string, ReplicateModel> = {
     check(task, name) {
       if (task.kind === "generate" && task.references.length > FLUX2_MAX_IMAGES) refuse(`${name} takes at most ${FLUX2_MAX_IMAGES} reference images`, "referenceImages");
     },
-    input(task) {
+    input(task, ref) {
       if (task.kind !== "generate" && task.kind !== "edit") return {};
       const images = task.kind === "edit" ? [task.image] : task.references;
       const input: Record<string, unknown> = { prompt: task.prompt, ...fluxAspect(task.aspectRatio, FLUX_RATIOS, 2048), seed: task.seed, output_format: "png" };
-      if (images.length > 0) input.input_images = images.map(dataUriOf);
+      if (images.length > 0) input.input_images = images.map(ref);
       return input;
     },
   },
@@ -66,11 +67,11 @@ const MODELS: Record<string, ReplicateModel> = {
     check(task, name) {
       if (task.kind === "generate" && task.references.length > 1) refuse(`${name} takes one reference image`, "referenceImages");
     },
-    input(task) {
+    input(task, ref) {
       if (task.kind !== "generate" && task.kind !== "edit") return {};
       const image = task.kind === "edit" ? task.image : task.references[0];
       const aspect = KONTEXT_RATIOS.includes(task.aspectRatio.label) ? task.aspectRatio.label : "match_input_image";
-      return { prompt: task.prompt, ...(image ? { input_image: dataUriOf(image) } : {}), aspect_ratio: aspect, seed: task.seed, output_format: "png" };
+      return { prompt: task.prompt, ...(image ? { input_image: ref(image) } : {}), aspect_ratio: aspect, seed: task.seed, output_format: "png" };
     },
   },
   "black-forest-labs/flux-1.1-pro": {
@@ -79,26 +80,26 @@ const MODELS: Record<string, ReplicateModel> = {
       if (task.kind === "edit") refuse(`${name} is text-to-image and cannot edit an image`, "model");
       if (task.kind === "generate" && task.references.length > 1) refuse(`${name} takes one reference image`, "referenceImages");
     },
-    input(task) {
+    input(task, ref) {
       if (task.kind !== "generate") return {};
       const [reference] = task.references;
-      return { prompt: task.prompt, ...fluxAspect(task.aspectRatio, FLUX_RATIOS, 1440), seed: task.seed, output_format: "png", ...(reference ? { image_prompt: dataUriOf(reference) } : {}) };
+      return { prompt: task.prompt, ...fluxAspect(task.aspectRatio, FLUX_RATIOS, 1440), seed: task.seed, output_format: "png", ...(reference ? { image_prompt: ref(reference) } : {}) };
     },
   },
   "bria/remove-background": {
-    input: (task) => (task.kind === "remove_bg" ? { image: dataUriOf(task.image), preserve_alpha: true } : {}),
+    input: (task, ref) => (task.kind === "remove_bg" ? { image: ref(task.image), preserve_alpha: true } : {}),
   },
   "topazlabs/image-upscale": {
     check(task, name) {
       if (task.kind === "upscale" && !TOPAZ_FACTORS[task.factor]) refuse(`${name} upscales by 2x or 4x (its largest, 6x, is not one of ours), not ${task.factor}x`, "scaleFactor");
     },
-    input: (task) => (task.kind === "upscale" ? { image: dataUriOf(task.image), upscale_factor: TOPAZ_FACTORS[task.factor], output_format: "png" } : {}),
+    input: (task, ref) => (task.kind === "upscale" ? { image: ref(task.image), upscale_factor: TOPAZ_FACTORS[task.factor], output_format: "png" } : {}),
   },
   "cjwbw/rembg": {
-    input: (task) => (task.kind === "remove_bg" ? { image: dataUriOf(task.image) } : {}),
+    input: (task, ref) => (task.kind === "remove_bg" ? { image: ref(task.image) } : {}),
   },
   "nightmareai/real-esrgan": {
-    input: (task) => (task.kind === "upscale" ? { image: dataUriOf(task.image), scale: task.factor, face_enhance: false } : {}),
+    input: (task, ref) => (task.kind === "upscale" ? { image: ref(task.image), scale: task.factor, face_enhance: false } : {}),
   },
   "recraft-ai/recraft-v3-svg": {
     input(task) {

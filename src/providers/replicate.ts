@@ -1,7 +1,8 @@
 import { settingsOf } from "../config/settings";
 import type { Env } from "../env";
 import { PixelgateError } from "../errors";
-import type { ImageProvider } from "./types";
+import type { ImageProvider, ProviderCall } from "./types";
+import { InputLinks } from "./input-links";
 import { predictionInput } from "./replicate-input";
 import { knownReplicateModel } from "./replicate-models";
 import { ACCEPTED_INPUTS, withAcceptedImages } from "./accepted-inputs";
@@ -19,6 +20,8 @@ import { decodeDataUri, encodedImage, fetchOutputFile, svgMarkup } from "./upstr
 // paid for it: `Cancel-After` (Replicate's prediction deadline) is the call's deadline, so
 // Replicate cancels it itself even when the create POST is cut before its id comes back; and one
 // we stop waiting for is also cancelled at once (urls.cancel), in the background.
+// Input images up to 1 MB go as data URIs; larger ones as signed links to our own copy in R2 that
+// expire with the call's deadline and are deleted when the prediction is over (input-links.ts).
 // `output` is a URL, an array of URLs (the first is used) or a data URI; files are fetched over
 // https only, image/* only, size-limited. Our token is sent only to the API's own origin (for
 // its files API), never to the CDN that serves outputs.
@@ -57,38 +60,50 @@ export const replicateProvider: ImageProvider = {
 
     const auth = `Bearer ${token}`;
     const accepted = await withAcceptedImages(task, ACCEPTED_INPUTS[knownReplicateModel(model.upstreamModel)?.accepts ?? "replicate"]);
-    const { url, body } = creation(base, model.upstreamModel, predictionInput(accepted, model.upstreamModel));
-    const response = await upstream.send(url, {
-      method: "POST",
-      headers: { Authorization: auth, "Content-Type": "application/json", Accept: "application/json", ...deadlineHeaders(env) },
-      body: JSON.stringify(body),
-    });
-    await upstream.expectOk(response, "when creating the prediction");
-    let prediction = asPrediction(upstream, await upstream.readJson(response, "when creating the prediction"));
-
+    const links = new InputLinks(call);
     try {
-      for (let delay = FIRST_POLL_MS; !TERMINAL.has(String(prediction.status)); delay = Math.min(MAX_POLL_MS, delay * 1.5)) {
-        await upstream.step(pause(delay, call.signal), "stopped while waiting for the prediction.");
-        const poll = await upstream.send(apiUrl(base, prediction, "get"), { method: "GET", headers: { Authorization: auth, Accept: "application/json" } });
-        await upstream.expectOk(poll, "when polling the prediction");
-        prediction = asPrediction(upstream, await upstream.readJson(poll, "when polling the prediction"));
-      }
-    } catch (error) {
-      // We gave up (our deadline, or a poll that failed) on a prediction that is still running:
-      // cancel it, or it runs to the end and is billed to the account that owns the token.
-      const cancel = cancelPrediction(apiUrl(base, prediction, "cancel"), auth);
-      call.waitUntil?.(cancel);
-      throw error;
+      const input = predictionInput(accepted, model.upstreamModel, await links.referencesFor(accepted));
+      const bytes = await predict(upstream, call, base, auth, input);
+      return task.kind === "svg" ? svgMarkup(upstream, bytes, "an output file") : encodedImage(upstream, bytes, "an output file");
+    } finally {
+      links.release(); // the prediction is over (or cancelled): nothing will fetch the copies now
     }
-
-    if (prediction.status !== "succeeded") {
-      const reason = typeof prediction.error === "string" && prediction.error ? `: ${prediction.error.slice(0, 300)}` : ".";
-      throw upstream.failure(`prediction ${String(prediction.id)} ${prediction.status === "failed" ? "failed" : `was ${String(prediction.status)}`}${reason}`);
-    }
-    const bytes = await outputBytes(upstream, prediction.output, { origin: new URL(base).origin, header: auth });
-    return task.kind === "svg" ? svgMarkup(upstream, bytes, "an output file") : encodedImage(upstream, bytes, "an output file");
   },
 };
+
+/** Creates the prediction, waits for it within the call's deadline (cancelling it if we give up) and fetches its output file. */
+async function predict(upstream: UpstreamClient, call: ProviderCall, base: string, auth: string, input: Record<string, unknown>): Promise<Uint8Array> {
+  const { env, model } = call;
+  const { url, body } = creation(base, model.upstreamModel, input);
+  const response = await upstream.send(url, {
+    method: "POST",
+    headers: { Authorization: auth, "Content-Type": "application/json", Accept: "application/json", ...deadlineHeaders(env) },
+    body: JSON.stringify(body),
+  });
+  await upstream.expectOk(response, "when creating the prediction");
+  let prediction = asPrediction(upstream, await upstream.readJson(response, "when creating the prediction"));
+
+  try {
+    for (let delay = FIRST_POLL_MS; !TERMINAL.has(String(prediction.status)); delay = Math.min(MAX_POLL_MS, delay * 1.5)) {
+      await upstream.step(pause(delay, call.signal), "stopped while waiting for the prediction.");
+      const poll = await upstream.send(apiUrl(base, prediction, "get"), { method: "GET", headers: { Authorization: auth, Accept: "application/json" } });
+      await upstream.expectOk(poll, "when polling the prediction");
+      prediction = asPrediction(upstream, await upstream.readJson(poll, "when polling the prediction"));
+    }
+  } catch (error) {
+    // We gave up (our deadline, or a poll that failed) on a prediction that is still running:
+    // cancel it, or it runs to the end and is billed to the account that owns the token.
+    const cancel = cancelPrediction(apiUrl(base, prediction, "cancel"), auth);
+    call.waitUntil?.(cancel);
+    throw error;
+  }
+
+  if (prediction.status !== "succeeded") {
+    const reason = typeof prediction.error === "string" && prediction.error ? `: ${prediction.error.slice(0, 300)}` : ".";
+    throw upstream.failure(`prediction ${String(prediction.id)} ${prediction.status === "failed" ? "failed" : `was ${String(prediction.status)}`}${reason}`);
+  }
+  return outputBytes(upstream, prediction.output, { origin: new URL(base).origin, header: auth });
+}
 
 function creation(base: string, upstreamModel: string, input: Record<string, unknown>): { url: string; body: Record<string, unknown> } {
   const match = /^([\w.-]+)\/([\w.-]+)(?::([\w.-]+))?$/.exec(upstreamModel);

@@ -36,12 +36,14 @@ export function seedUsed(model: Model, task: { kind: SeededKind; seed: number })
 /** What runModel needs of the call it serves (a ToolContext has both). */
 export interface ModelCaller {
   env: Env;
+  /** This service's public origin, for links to input copies a provider fetches. */
+  baseUrl: string;
   /** Keeps the isolate alive for work that outlives the answer (see ProviderCall). */
   waitUntil: (work: Promise<unknown>) => void;
 }
 
 export async function runModel(caller: ModelCaller, model: Model, task: ProviderTask): Promise<ModelOutput> {
-  const output = await (model.provider === "local" ? runLocally(caller.env, model, task) : runUpstream(caller, model, task));
+  const output = await (model.provider === "local" ? runLocally(caller, model, task) : runUpstream(caller, model, task));
   if (output.kind === "svg") return { kind: "svg", markup: sanitizeSvg(output.markup), costUsd: output.costUsd };
   if (output.kind === "raster") {
     const bytes = await encodeImage(output.image, "png");
@@ -54,11 +56,11 @@ export async function runModel(caller: ModelCaller, model: Model, task: Provider
  * The built-in provider is CPU work in this isolate: there is no upstream to wait for and
  * nothing a timer could interrupt, so the upstream time limit does not apply to it.
  */
-function runLocally(env: Env, model: Model, task: ProviderTask): Promise<ProviderOutput> {
-  return providerOf("local").run(task, { env, model, signal: new AbortController().signal });
+function runLocally({ env, baseUrl }: ModelCaller, model: Model, task: ProviderTask): Promise<ProviderOutput> {
+  return providerOf("local").run(task, { env, model, publicBaseUrl: baseUrl, signal: new AbortController().signal });
 }
 
-async function runUpstream({ env, waitUntil }: ModelCaller, model: Model, task: ProviderTask): Promise<ProviderOutput> {
+async function runUpstream({ env, baseUrl, waitUntil }: ModelCaller, model: Model, task: ProviderTask): Promise<ProviderOutput> {
   const timeoutMs = settingsOf(env).upstreamTimeoutMs;
   const timedOut = new PixelgateError("upstream_timeout", `${model.name} did not answer within ${timeoutMs / 1000} s.`);
   const deadline = new AbortController();
@@ -72,7 +74,7 @@ async function runUpstream({ env, waitUntil }: ModelCaller, model: Model, task: 
   expired.catch(() => {}); // settled by the race below, or never observed when the call wins
   try {
     // The race keeps the limit even for an adapter that ignores the signal.
-    return await Promise.race([providerOf(model.provider).run(task, { env, model, signal: deadline.signal, waitUntil }), expired]);
+    return await Promise.race([providerOf(model.provider).run(task, { env, model, publicBaseUrl: baseUrl, signal: deadline.signal, waitUntil }), expired]);
   } catch (error) {
     // An adapter that saw the abort may throw whatever its fetch threw: past the deadline, that is a timeout.
     throw deadline.signal.aborted && !(error instanceof PixelgateError) ? timedOut : error;

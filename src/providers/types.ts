@@ -80,6 +80,8 @@ export interface ProviderCall {
   env: Env;
   /** The model row chosen for this call; `upstreamModel` is the provider's own id. */
   model: Model;
+  /** This service's public origin (PUBLIC_BASE_URL or the request's): links to input copies start with it. */
+  publicBaseUrl: string;
   /** Aborted at UPSTREAM_TIMEOUT_MS; adapters pass it to every fetch. */
   signal: AbortSignal;
   /**

@@ -31,13 +31,13 @@ export function modelFor(provider: ModelProvider, upstreamModel: string, task: M
 
 /** A call with its own deadline (generous unless a test asks for a short one). */
 export function callFor(model: Model, options: { timeoutMs?: number; env?: Partial<Env>; waitUntil?: (work: Promise<unknown>) => void } = {}): ProviderCall {
-  return { env: { ...env, ...options.env }, model, signal: AbortSignal.timeout(options.timeoutMs ?? 20_000), waitUntil: options.waitUntil };
+  return { env: { ...env, ...options.env }, model, publicBaseUrl: env.PUBLIC_BASE_URL ?? "https://pixelgate.test", signal: AbortSignal.timeout(options.timeoutMs ?? 20_000), waitUntil: options.waitUntil };
 }
 
 /** The fake's state of the Replicate prediction created for `prompt` (GET /v1/predictions, Replicate's list). */
-export async function fakeReplicatePrediction(prompt: string): Promise<{ status?: string } | undefined> {
+export async function fakeReplicatePrediction(prompt: string): Promise<{ status?: string; input?: Record<string, unknown> } | undefined> {
   const response = await fetch(`${FAKE_REPLICATE_BASE_URL}/v1/predictions`, { headers: { Authorization: `Bearer ${FAKE_REPLICATE_TOKEN}` } });
-  const { results } = (await response.json()) as { results: { status?: string; input?: { prompt?: string } }[] };
+  const { results } = (await response.json()) as { results: { status?: string; input?: Record<string, unknown> }[] };
   return results.find((prediction) => prediction.input?.prompt === prompt);
 }
 

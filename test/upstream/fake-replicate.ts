@@ -68,15 +68,19 @@ function create(x: FakeExchange, model: string, input: Record<string, unknown>, 
     case M.malformedJson:
       return sendMalformedJson(x.res);
   }
-  const images = Object.values(input).flatMap((value) => (Array.isArray(value) ? value : [value])).filter((value): value is string => typeof value === "string" && value.startsWith("data:"));
+  const values = Object.values(input).flatMap((value) => (Array.isArray(value) ? value : [value]));
+  const images = values.filter((value): value is string => typeof value === "string" && value.startsWith("data:"));
+  // A URL input Replicate would fetch; this fake cannot reach the worker, so the test fetches it.
+  const imageUrls = [...new Set(values.filter((value): value is string => typeof value === "string" && /^https?:\/\//.test(value)))];
   const record: FakeRequestRecord = {
     provider: "replicate",
     endpoint: version ? "predictions" : `models/${model}/predictions`,
     model,
     version,
     prompt: typeof input.prompt === "string" ? input.prompt : undefined,
-    imageCount: new Set(images).size,
+    imageCount: new Set(images).size + imageUrls.length,
     imageTypes: [...new Set(images.map((uri) => uri.slice(5, uri.indexOf(";"))))],
+    ...(imageUrls.length > 0 ? { imageUrls } : {}),
     keys: Object.keys(input).sort(),
     aspectRatio: typeof input.aspect_ratio === "string" ? input.aspect_ratio : undefined,
     seed: typeof input.seed === "number" ? input.seed : undefined,

@@ -132,6 +132,8 @@ export interface FakeRequestRecord {
   prefer?: string;
   /** The media types of the data URIs a Replicate prediction was given. */
   imageTypes?: string[];
+  /** Input images received as http(s) URLs (Replicate inputs, OpenAI JSON edits' image_url). */
+  imageUrls?: string[];
   /** Replicate's `Cancel-After` header as sent. */
   cancelAfter?: string;
   version?: string;
