@@ -41,7 +41,10 @@ export class InputLinks {
     return (image) => references.get(image) ?? dataUriOf(image);
   }
 
-  /** Deletes the copies, in the background; expired links answer 404 in any case. */
+  /**
+   * Deletes the copies in the background (call.waitUntil). Without it (adapter tests) they stay
+   * until the R2 lifecycle rule removes them; their links answer 404 from their expiry in any case.
+   */
   release(): void {
     if (this.copies.length === 0) return;
     this.call.waitUntil?.(deleteInputCopies(this.call.env, this.copies.splice(0)));

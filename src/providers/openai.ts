@@ -6,14 +6,18 @@ import type { AspectRatio, ImageProvider, ProviderOutput, ProviderTask, TaskImag
 import { UpstreamClient, isAllowedApiBase } from "./upstream-http";
 import { decodeBase64Image, encodedImage, fetchOutputFile } from "./upstream-output";
 import { ACCEPTED_INPUTS, withAcceptedImages } from "./accepted-inputs";
+import { InputLinks, travelsInline } from "./input-links";
 
 // Any OpenAI-compatible Images API (OPENAI_BASE_URL, OPENAI_API_KEY):
 // - generate without references: POST {base}/images/generations, JSON.
 // - generate with references, edit (every action) and remove_bg: POST {base}/images/edits,
 //   multipart/form-data with the image file(s) (`image`, or `image[]` for several, as GPT Image
 //   models accept up to 16) and the prompt. Files are PNG, WebP or JPEG, upright, as the edits
-//   endpoint documents (ACCEPTED_INPUTS.openai); any other input is converted first. remove_bg and `action: remove_bg` also ask for a
-//   transparent background, from the models whose documentation accepts one (GPT Image 1, 1 mini,
+//   endpoint documents (ACCEPTED_INPUTS.openai); any other input is converted first. When an
+//   input is over 1 MB and the model is a GPT Image model, the edit goes in the documented JSON
+//   form instead, `images: [{ image_url }]`, the large ones as signed links to our own copy in R2
+//   that expire with the call's deadline (input-links.ts); DALL-E edits are multipart only.
+//   remove_bg and `action: remove_bg` also ask for a transparent background, from the models whose documentation accepts one (GPT Image 1, 1 mini,
 //   1.5). OpenAI documents `background: transparent` as refused by GPT Image 2, so for it those
 //   two are refused before any charge and transparent output takes the path that works: the
 //   render, then the cut-out stage (generate_transparent_image, remove_background).
@@ -61,11 +65,16 @@ export const openaiProvider: ImageProvider = {
     const base = (openai.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
     if (!key || !isAllowedApiBase(base)) throw upstream.failure("is not configured (OPENAI_API_KEY, and an https (or loopback http) OPENAI_BASE_URL).");
 
-    const request = requestFor(await withAcceptedImages(task, ACCEPTED_INPUTS.openai), model);
-    const headers = { Authorization: `Bearer ${key}`, Accept: "application/json" };
-    const response = await upstream.send(`${base}/images/${request.endpoint}`, { method: "POST", headers: request.json ? { ...headers, "Content-Type": "application/json" } : headers, body: request.body });
-    await upstream.expectOk(response, `to images/${request.endpoint}`);
-    return imageFromReply(upstream, await upstream.readJson(response, `from images/${request.endpoint}`));
+    const links = new InputLinks(call);
+    try {
+      const request = await requestFor(await withAcceptedImages(task, ACCEPTED_INPUTS.openai), model, links);
+      const headers = { Authorization: `Bearer ${key}`, Accept: "application/json" };
+      const response = await upstream.send(`${base}/images/${request.endpoint}`, { method: "POST", headers: request.json ? { ...headers, "Content-Type": "application/json" } : headers, body: request.body });
+      await upstream.expectOk(response, `to images/${request.endpoint}`);
+      return await imageFromReply(upstream, await upstream.readJson(response, `from images/${request.endpoint}`));
+    } finally {
+      links.release(); // OpenAI has answered (or we gave up): nothing will fetch the copies now
+    }
   },
 };
 
@@ -75,7 +84,7 @@ interface ImagesRequest {
   json: boolean;
 }
 
-function requestFor(task: ProviderTask, model: Model): ImagesRequest {
+function requestFor(task: ProviderTask, model: Model, links: InputLinks): Promise<ImagesRequest> | ImagesRequest {
   const upstreamModel = model.upstreamModel;
   if (task.kind === "generate" && task.references.length === 0) {
     const body: Record<string, unknown> = { model: upstreamModel, prompt: task.prompt, n: 1, size: sizeFor(upstreamModel, task.aspectRatio) };
@@ -84,17 +93,18 @@ function requestFor(task: ProviderTask, model: Model): ImagesRequest {
   }
   switch (task.kind) {
     case "generate":
-      return editRequest(upstreamModel, task.prompt, task.references, task.aspectRatio, false);
+      return editRequest(upstreamModel, task.prompt, task.references, task.aspectRatio, false, links);
     case "edit":
-      return editRequest(upstreamModel, task.prompt, [task.image], task.aspectRatio, task.action === "remove_bg");
+      return editRequest(upstreamModel, task.prompt, [task.image], task.aspectRatio, task.action === "remove_bg", links);
     case "remove_bg":
-      return editRequest(upstreamModel, REMOVE_BACKGROUND_PROMPT, [task.image], ratioOf(task.image), true);
+      return editRequest(upstreamModel, REMOVE_BACKGROUND_PROMPT, [task.image], ratioOf(task.image), true, links);
     default:
       throw new Error(`openai adapter cannot run ${task.kind}`); // refused by check() above
   }
 }
 
-function editRequest(upstreamModel: string, prompt: string, images: TaskImage[], ratio: AspectRatio, transparent: boolean): ImagesRequest {
+function editRequest(upstreamModel: string, prompt: string, images: TaskImage[], ratio: AspectRatio, transparent: boolean, links: InputLinks): Promise<ImagesRequest> | ImagesRequest {
+  if (!isDallE(upstreamModel) && !images.every(travelsInline)) return jsonEditRequest(upstreamModel, prompt, images, ratio, transparent, links);
   const form = new FormData();
   form.append("model", upstreamModel);
   form.append("prompt", prompt);
@@ -108,6 +118,15 @@ function editRequest(upstreamModel: string, prompt: string, images: TaskImage[],
     form.append(field, new Blob([image.bytes], { type: mime }), `image-${index + 1}.${ext}`);
   });
   return { endpoint: "edits", body: form, json: false };
+}
+
+/** The JSON form of edits (GPT Image models): each image an `image_url`, a data URL or, over 1 MB, a link to our copy. */
+async function jsonEditRequest(upstreamModel: string, prompt: string, images: TaskImage[], ratio: AspectRatio, transparent: boolean, links: InputLinks): Promise<ImagesRequest> {
+  const references = [];
+  for (const image of images) references.push({ image_url: await links.reference(image) });
+  const body: Record<string, unknown> = { model: upstreamModel, prompt, images: references, n: 1, size: sizeFor(upstreamModel, ratio) };
+  if (transparent) body.background = "transparent";
+  return { endpoint: "edits", body: JSON.stringify(body), json: true };
 }
 
 function wantsTransparency(task: ProviderTask): boolean {

@@ -2,11 +2,12 @@ import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { encodeImage } from "../../src/codecs/index.ts";
 import { INLINE_LIMIT_BYTES } from "../../src/providers/input-links.ts";
+import { openaiProvider } from "../../src/providers/openai.ts";
 import { replicateProvider } from "../../src/providers/replicate.ts";
 import type { ProviderTask, TaskImage } from "../../src/providers/types.ts";
 import { shareInputCopy, signedInputUrl } from "../../src/storage/input-copies.ts";
 import { callFor, decodedOutput, expectFailure, fakeReplicatePrediction, modelFor, pngInput, ratio, recordOf } from "../upstream/adapter-kit.ts";
-import { REPLICATE_MODELS as M } from "../upstream/scenarios.ts";
+import { OPENAI_MODELS, REPLICATE_MODELS as M } from "../upstream/scenarios.ts";
 
 // Input images over 1 MB reach the provider as signed, expiring links to the service's own copy in
 // R2 (src/providers/input-links.ts, src/storage/input-copies.ts); smaller ones as data URIs. The
@@ -82,6 +83,34 @@ describe("input images to Replicate: data URI up to 1 MB, signed link above", ()
     expect(record.imageTypes).toEqual([]);
     expect(record.imageUrls).toHaveLength(1);
     expect(record.imageUrls![0]).toContain(`${BASE}/files/inputs/`);
+  });
+});
+
+describe("input images to OpenAI: multipart files up to 1 MB, JSON edits with a link above", () => {
+  const runOpenAi = (upstream: string, task: ProviderTask) => openaiProvider.run(task, callFor(modelFor("openai", upstream)));
+
+  it("sends a small input as a multipart file", async () => {
+    const record = recordOf((await decodedOutput(await runOpenAi("gpt-image-2", edit("small", await pngInput(20, 15))))).bytes);
+    expect(record).toMatchObject({ endpoint: "images/edits", imageCount: 1, imageField: "image" });
+    expect(record.imageUrls).toBeUndefined();
+  });
+
+  it("sends a large input in the JSON form as images[].image_url, a link that serves the same bytes", async () => {
+    const image = await largePng();
+    const record = recordOf((await decodedOutput(await runOpenAi("gpt-image-2", edit("large", image)))).bytes);
+    expect(record).toMatchObject({ endpoint: "images/edits", imageCount: 1 });
+    expect(record.keys).toEqual(["images", "model", "n", "prompt", "size"]);
+    expect(record.imageUrls).toHaveLength(1);
+    // No waitUntil in this call, so the copy is not deleted yet: fetch it as OpenAI would.
+    const served = await get(record.imageUrls![0]!);
+    expect(served.status).toBe(200);
+    expect(new Uint8Array(await served.arrayBuffer())).toEqual(image.bytes);
+  });
+
+  it("keeps DALL-E edits multipart (its edits have no JSON form)", async () => {
+    const record = recordOf((await decodedOutput(await runOpenAi(OPENAI_MODELS.dallE3, edit("large", await largePng())))).bytes);
+    expect(record.imageField).toBe("image");
+    expect(record.imageUrls).toBeUndefined();
   });
 });
 

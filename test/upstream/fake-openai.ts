@@ -8,7 +8,8 @@ import { OPENAI_EDIT_FILES, openAiModel, openAiProblem, type OpenAiModelRules } 
 
 // The OpenAI Images API as documented (its parameters held to test/fixtures/provider-schemas/
 // openai/images.json, published-schemas.ts): POST /v1/images/generations (JSON) and
-// POST /v1/images/edits (multipart/form-data, `image` or `image[]` files), answering
+// POST /v1/images/edits (multipart/form-data, `image` or `image[]` files; or, for GPT Image
+// models, JSON with `images: [{ image_url }]`, data URLs or http(s) URLs), answering
 // { created, data: [{ b64_json }], usage } or { data: [{ url }] }, errors as
 // { error: { message, type, param, code } }. It checks what the real API checks and our adapter
 // could get wrong: the key, the content type, n = 1, sizes per model family, response_format
@@ -37,6 +38,10 @@ function sniffsAs(data: Buffer, type: string | undefined): boolean {
 
 interface ImagesCall {
   endpoint: "generations" | "edits";
+  /** Which published schema the body answers to: edits come as multipart or (GPT Image) JSON. */
+  schema: "generations" | "edits" | "editsJson";
+  /** JSON edits: the `image_url`s that are http(s) URLs (OpenAI fetches them; this fake cannot reach the worker, the test does). */
+  imageUrls: string[];
   fields: Record<string, string | undefined>;
   /** The parameters as sent (JSON values, or multipart text), for the published schema. */
   raw: Record<string, unknown>;
@@ -63,10 +68,21 @@ function readGeneration(x: FakeExchange): ImagesCall | undefined {
   const body = parseJson(x.body) as Record<string, unknown> | undefined;
   if (typeof body !== "object" || body === null) return void error(x, 400, "We could not parse the JSON body of your request.", "invalid_request_error", null);
   const fields = Object.fromEntries(Object.entries(body).map(([key, value]) => [key, value === undefined ? undefined : String(value)]));
-  return { endpoint: "generations", fields, raw: body, files: [], keys: Object.keys(body).sort() };
+  return { endpoint: "generations", schema: "generations", imageUrls: [], fields, raw: body, files: [], keys: Object.keys(body).sort() };
+}
+
+/** The JSON form of edits: `images: [{ image_url }]`, each a data URL (read as a file here) or an http(s) URL. */
+function readJsonEdit(x: FakeExchange): ImagesCall | undefined {
+  const call = readGeneration(x);
+  if (!call) return undefined;
+  const references = Array.isArray(call.raw.images) ? (call.raw.images as { image_url?: unknown }[]) : [];
+  const urls = references.map((reference) => reference?.image_url).filter((url): url is string => typeof url === "string");
+  const files = urls.filter((url) => url.startsWith("data:")).map((url) => ({ name: "images", type: url.slice(5, url.indexOf(";")), data: Buffer.from(url.slice(url.indexOf(",") + 1), "base64") }));
+  return { ...call, endpoint: "edits", schema: "editsJson", imageUrls: urls.filter((url) => /^https?:\/\//.test(url)), files };
 }
 
 function readEdit(x: FakeExchange): ImagesCall | undefined {
+  if (isJson(x.req)) return readJsonEdit(x);
   const boundary = boundaryOf(x.req.headers["content-type"]);
   if (!boundary) return void error(x, 400, "Expected Content-Type multipart/form-data.", "invalid_request_error", null);
   let parts: FormPart[];
@@ -77,15 +93,16 @@ function readEdit(x: FakeExchange): ImagesCall | undefined {
   }
   const files = parts.filter((part) => part.filename !== undefined);
   const fields = Object.fromEntries(parts.filter((part) => part.filename === undefined).map((part) => [part.name, part.data.toString("utf8")]));
-  return { endpoint: "edits", fields, raw: fields, files, keys: parts.map((part) => part.name).sort() };
+  return { endpoint: "edits", schema: "edits", imageUrls: [], fields, raw: fields, files, keys: parts.map((part) => part.name).sort() };
 }
 
-function answer(x: FakeExchange, { endpoint, fields, raw, files, keys }: ImagesCall): void {
+function answer(x: FakeExchange, call: ImagesCall): void {
+  const { endpoint, schema, fields, raw, files, imageUrls } = call;
   const { model, prompt, size, n } = fields;
   const bad = (message: string, param: string) => error(x, 400, message, "invalid_request_error", param);
   if (!model) return bad("Missing required parameter: 'model'.", "model");
   if (!prompt) return bad("Missing required parameter: 'prompt'.", "prompt");
-  const invalid = openAiProblem(endpoint, raw);
+  const invalid = openAiProblem(schema, raw);
   if (invalid) return bad(invalid.message, invalid.param);
   const rules = rulesOf(model);
   if (rules.shutDown && new Date().toISOString().slice(0, 10) >= rules.shutDown) {
@@ -96,26 +113,31 @@ function answer(x: FakeExchange, { endpoint, fields, raw, files, keys }: ImagesC
   if (!rules.responseFormat && fields.response_format !== undefined) return bad("Unknown parameter: 'response_format'.", "response_format");
   if (rules.responseFormat && fields.response_format !== "b64_json") return bad("Send response_format=b64_json (this fake serves no DALL-E URLs).", "response_format");
   if (size !== undefined && !rules.sizes.includes(size)) return bad(`Invalid value: '${size}'. Supported values are: ${rules.sizes.join(", ")}.`, "size");
-  if (endpoint === "edits") {
-    const { fields: fileFields, imageTypes, maxImages, maxImageBytes } = OPENAI_EDIT_FILES;
+  const { imageTypes, maxImageBytes } = OPENAI_EDIT_FILES;
+  const wrongType = files.find((file) => !imageTypes.includes(file.type ?? "") || !sniffsAs(file.data, file.type));
+  if (wrongType) return bad(`Invalid file type '${wrongType.type ?? "none"}': use ${imageTypes.join(", ")}.`, "image");
+  if (files.some((file) => file.data.length === 0 || file.data.length >= maxImageBytes)) return bad("Each image must be a non-empty file under 50 MB.", "image");
+  if (schema === "editsJson") {
+    if (rules.responseFormat) return bad("JSON edits support GPT image models only; send DALL-E edits as multipart.", "images");
+    if (files.length + imageUrls.length !== (raw.images as unknown[]).length) return bad("Each images[].image_url must be an http(s) URL or a data URL.", "images");
+  }
+  if (schema === "edits") {
+    const { fields: fileFields, maxImages } = OPENAI_EDIT_FILES;
     const fieldNames = new Set(files.map((file) => file.name));
     if (files.length === 0) return bad("Missing required parameter: 'image'.", "image");
     const stray = files.find((file) => !fileFields.includes(file.name));
     if (stray) return bad(`Unknown parameter: '${stray.name}'.`, stray.name);
     if (fieldNames.size > 1 || (files.length > 1 && !fieldNames.has("image[]"))) return bad("Send several images as image[].", "image");
     if (files.length > maxImages) return bad(`At most ${maxImages} images.`, "image");
-    const wrongType = files.find((file) => !imageTypes.includes(file.type ?? "") || !sniffsAs(file.data, file.type));
-    if (wrongType) return bad(`Invalid file type '${wrongType.type ?? "none"}': use ${imageTypes.join(", ")}.`, "image");
-    if (files.some((file) => file.data.length === 0 || file.data.length >= maxImageBytes)) return bad("Each image must be a non-empty file under 50 MB.", "image");
   }
   // Chaos and delay names (chaos.ts) answer, after their delay, as the common scenario they drew.
   const plan = planFor(model);
-  if (!plan) return respond(x, { endpoint, fields, raw, files, keys }, model);
-  setTimeout(() => respond(x, { endpoint, fields, raw, files, keys }, plan.failure ? `fake/${plan.failure}` : M.ok), plan.delayMs);
+  if (!plan) return respond(x, call, model);
+  setTimeout(() => respond(x, call, plan.failure ? `fake/${plan.failure}` : M.ok), plan.delayMs);
 }
 
 /** Answers a checked call as `scenario` says (the model name, or what a chaos name drew). */
-function respond(x: FakeExchange, { endpoint, fields, files, keys }: ImagesCall, scenario: string): void {
+function respond(x: FakeExchange, { endpoint, fields, files, keys, imageUrls }: ImagesCall, scenario: string): void {
   const model = fields.model!;
   const prompt = fields.prompt!;
   const { size } = fields;
@@ -148,8 +170,9 @@ function respond(x: FakeExchange, { endpoint, fields, files, keys }: ImagesCall,
     endpoint: `images/${endpoint}`,
     model,
     prompt,
-    imageCount: files.length,
+    imageCount: files.length + imageUrls.length,
     imageField: files[0]?.name,
+    ...(imageUrls.length > 0 ? { imageUrls } : {}),
     size,
     background: fields.background,
     responseFormat: fields.response_format,

@@ -91,11 +91,13 @@ export interface OpenAiModelRules {
 interface OpenAiFixture {
   generations: JsonSchema;
   edits: JsonSchema & { files: { fields: string[]; imageTypes: string[]; maxImages: number; maxImageBytes: number } };
+  /** The JSON form of edits: `images` as `{ image_url }` or `{ file_id }` references (GPT Image models only). */
+  editsJson: JsonSchema;
   models: Record<string, OpenAiModelRules>;
 }
 
 const OPENAI = readJson<OpenAiFixture>("openai", "images.json");
-const OPENAI_COMPILED = { generations: compiled(OPENAI.generations), edits: compiled(OPENAI.edits) };
+const OPENAI_COMPILED = { generations: compiled(OPENAI.generations), edits: compiled(OPENAI.edits), editsJson: compiled(OPENAI.editsJson) };
 
 /** The per-model rules OpenAI documents (sizes, transparent backgrounds, response_format, shutdown). */
 export function openAiModel(model: string): OpenAiModelRules | undefined {
@@ -108,7 +110,7 @@ export const OPENAI_EDIT_FILES = OPENAI.edits.files;
  * The first problem of an Images API request against the published parameters, with the
  * parameter it names; null when it passes. Multipart fields arrive as text: numbers are read back.
  */
-export function openAiProblem(endpoint: "generations" | "edits", fields: Record<string, unknown>): { message: string; param: string } | null {
+export function openAiProblem(endpoint: keyof typeof OPENAI_COMPILED, fields: Record<string, unknown>): { message: string; param: string } | null {
   const typed = Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, typeof value === "string" && /^(n|output_compression|partial_images)$/.test(key) && /^\d+$/.test(value) ? Number(value) : value]));
   const entry = OPENAI_COMPILED[endpoint];
   const unknown = Object.keys(typed).find((field) => !(field in (entry.schema.properties ?? {})));
