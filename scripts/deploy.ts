@@ -19,7 +19,7 @@ const BUCKET = "pixelgate-files";
 const USAGE_QUEUE = "pixelgate-usage";
 const CONFIG = "wrangler.toml";
 const PLACEHOLDER_ID = "00000000-0000-0000-0000-000000000000";
-const PROVIDER_SECRETS = ["OPENAI_API_KEY", "REPLICATE_API_TOKEN", "MODERATION_API_KEY", "STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET"];
+const PROVIDER_SECRETS = ["OPENAI_API_KEY", "REPLICATE_API_TOKEN", "MODERATION_API_KEY", "STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET", "FILE_URL_SECRET"];
 
 function wrangler(args: string[], input?: string): { ok: boolean; out: string } {
   const result = spawnSync("wrangler", args, {
