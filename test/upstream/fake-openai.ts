@@ -102,6 +102,7 @@ function answer(x: FakeExchange, call: ImagesCall): void {
   const bad = (message: string, param: string) => error(x, 400, message, "invalid_request_error", param);
   if (!model) return bad("Missing required parameter: 'model'.", "model");
   if (!prompt) return bad("Missing required parameter: 'prompt'.", "prompt");
+  if (schema === "editsJson" && /dall-e/.test(model)) return bad("JSON edits support GPT image models only; send DALL-E edits as multipart.", "images");
   const invalid = openAiProblem(schema, raw);
   if (invalid) return bad(invalid.message, invalid.param);
   const rules = rulesOf(model);
@@ -118,7 +119,6 @@ function answer(x: FakeExchange, call: ImagesCall): void {
   if (wrongType) return bad(`Invalid file type '${wrongType.type ?? "none"}': use ${imageTypes.join(", ")}.`, "image");
   if (files.some((file) => file.data.length === 0 || file.data.length >= maxImageBytes)) return bad("Each image must be a non-empty file under 50 MB.", "image");
   if (schema === "editsJson") {
-    if (rules.responseFormat) return bad("JSON edits support GPT image models only; send DALL-E edits as multipart.", "images");
     if (files.length + imageUrls.length !== (raw.images as unknown[]).length) return bad("Each images[].image_url must be an http(s) URL or a data URL.", "images");
   }
   if (schema === "edits") {

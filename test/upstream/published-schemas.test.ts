@@ -86,4 +86,17 @@ describe("OpenAI (the Images API parameters)", () => {
     expect((await post("edits", form("image/gif", new TextEncoder().encode("GIF89a....")), false)).status).toBe(400);
     expect((await post("edits", form("image/jpeg", png), false)).status).toBe(400);
   });
+
+  it("JSON edits take images as { image_url } references, for GPT Image models only", async () => {
+    const png = (await pngInput(8, 8)).bytes;
+    const dataUrl = `data:image/png;base64,${btoa(String.fromCharCode(...png))}`;
+    const edit = (body: Record<string, unknown>) => post("edits", JSON.stringify({ model: "gpt-image-2", prompt: "x", ...body }), true);
+    expect((await edit({ images: [{ image_url: dataUrl }, { image_url: "https://pixelgate.test/files/inputs/a.png" }] })).status).toBe(200);
+    expect((await edit({ images: [] })).status).toBe(400); // at least one
+    expect((await edit({ images: [{ image_url: dataUrl, extra: 1 }] })).status).toBe(400); // a reference has image_url or file_id only
+    expect(await errorText(await edit({ images: [{ image_url: dataUrl }], image: "x" }))).toContain("Unknown parameter: 'image'");
+    expect((await edit({ images: [{ image_url: "data:image/png;base64,R0lGODlh" }] })).status).toBe(400); // the bytes are not a PNG
+    expect((await edit({ images: [{ image_url: "ftp://example.com/a.png" }] })).status).toBe(400);
+    expect(await errorText(await post("edits", JSON.stringify({ model: "dall-e-2", prompt: "x", images: [{ image_url: dataUrl }] }), true))).toContain("GPT image models only");
+  });
 });
