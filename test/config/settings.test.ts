@@ -28,7 +28,9 @@ describe("settings", () => {
     expect(settings.publicBaseUrl).toBeUndefined();
     expect(settings.moderation).toEqual({ kind: "openai", model: undefined, baseUrl: "https://openai.example/v1", apiKey: "sk-1", failsOpen: true });
     expect(settings.oauthClients).toEqual([{ provider: "github", clientId: "id", clientSecret: "secret" }]);
-    expect(settingsOf({ MODERATION: "something-else" }).moderation).toMatchObject({ kind: "off", failsOpen: false });
+    // Unset or unrecognised is the default (Llama Guard where the AI binding is, src/safety); only "off" turns it off.
+    expect(settingsOf({ MODERATION: "something-else" }).moderation).toMatchObject({ kind: undefined, failsOpen: false });
+    expect(settingsOf({ MODERATION: " OFF " }).moderation).toMatchObject({ kind: "off" });
   });
 
   it("parses an environment once, and a changed copy afresh", () => {
