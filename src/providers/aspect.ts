@@ -37,12 +37,29 @@ export function dimensionsFor(ratio: AspectRatio, longSide: number, multiple = 1
 
 /**
  * About a megapixel at the ratio, for upstreams that take any size in a range: each side rounded
- * to a multiple of `multiple` and kept within `min`..`max`.
+ * to a multiple of `multiple` and kept within `min`..`max`. Where the cap cuts in (4:1 under a
+ * 1920 cap), both sides shrink together: the long side follows the short one's step, so the
+ * ratio holds as well as the multiple allows (1792x448, not 1920x512).
  */
 export function megapixelSize(ratio: AspectRatio, bounds: { multiple: number; min: number; max: number }): { width: number; height: number } {
   const r = ratio.width / ratio.height;
-  const side = (length: number) => Math.min(bounds.max, Math.max(bounds.min, Math.round(length / bounds.multiple) * bounds.multiple));
-  return { width: side(Math.sqrt(MEGAPIXEL * r)), height: side(Math.sqrt(MEGAPIXEL / r)) };
+  const step = bounds.multiple;
+  const within = (length: number) => Math.min(bounds.max, Math.max(bounds.min, length));
+  const ideal = { width: Math.sqrt(MEGAPIXEL * r), height: Math.sqrt(MEGAPIXEL / r) };
+  const longIdeal = Math.max(ideal.width, ideal.height);
+  if (longIdeal <= bounds.max) {
+    const side = (length: number) => within(Math.round(length / step) * step);
+    return { width: side(ideal.width), height: side(ideal.height) };
+  }
+  const elongation = Math.max(r, 1 / r);
+  const shortIdeal = bounds.max / elongation;
+  let best = { short: 0, long: 0, error: Infinity };
+  for (const short of [Math.floor(shortIdeal / step) * step, Math.ceil(shortIdeal / step) * step].map(within)) {
+    const long = Math.min(Math.floor(bounds.max / step) * step, Math.round((short * elongation) / step) * step);
+    const error = Math.abs(long / short / elongation - 1);
+    if (error < best.error) best = { short, long, error };
+  }
+  return r >= 1 ? { width: best.long, height: best.short } : { width: best.short, height: best.long };
 }
 
 /** Results within this much of the requested ratio are said to have it (upstreams round sizes to their multiples). */

@@ -51,8 +51,8 @@ describe("FLUX.2 on Workers AI: the multipart request", () => {
 
   it("keeps sides within the documented 256..1920", () => {
     expect(flux2SizeFor(ratio("1:1"))).toEqual({ width: 1024, height: 1024 });
-    expect(flux2SizeFor(ratio("4:1"))).toEqual({ width: 1920, height: 512 });
-    expect(flux2SizeFor(ratio("1:4"))).toEqual({ width: 512, height: 1920 });
+    expect(flux2SizeFor(ratio("4:1"))).toEqual({ width: 1792, height: 448 }); // 4:1 exactly; 1920x512 would be 3.75:1
+    expect(flux2SizeFor(ratio("1:4"))).toEqual({ width: 448, height: 1792 });
   });
 });
 
