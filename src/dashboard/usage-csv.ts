@@ -9,6 +9,7 @@ const COLUMNS: Array<[string, (row: UsageRow) => string | number]> = [
   ["tool", (row) => row.tool],
   ["source", (row) => row.source],
   ["status", (row) => row.statusCode],
+  ["errorCode", (row) => row.errorCode ?? ""],
   ["model", (row) => row.model],
   ["creditsDeducted", (row) => row.creditsDeducted],
   ["creditsRefunded", (row) => row.creditsRefunded],

@@ -108,6 +108,9 @@ describe("playground", () => {
     expect(fresh).not.toContain('data-testid="form-used"');
     expect(visibleText(fresh)).toContain("Run generate ");
     expect(runOf(fresh)).toBe(form.run);
+    // The price names where to read it: each model's own price is beside it in the list.
+    expect(visibleText(fresh)).toContain("Cost: the price of the chosen model (beside each model below).");
+    expect(visibleText(fresh)).toMatch(/Local procedural renderer \(offline, not a neural model\) \(\d+ credits\)/);
 
     const fields = { prompt: "a blue kite", model: "local-draw-v1", run: form.run };
     const answer = await browser.submit(browser.location, "/dashboard/playground/generate", fields, { csrf: form.csrf });

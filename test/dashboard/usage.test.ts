@@ -72,7 +72,7 @@ describe("usage page", () => {
     const id = await accountIdOf(await signUpIn(browser), env.DB);
     await seed(id, [
       ...Array.from({ length: 27 }, (_, i) => ({ requestId: `req_bulk_${i}`, createdAt: daysAgo(1, 0) .replace(/T.*/, `T10:${String(i).padStart(2, "0")}:00.000Z`) })),
-      { requestId: "req_mcp_fail", tool: "generate_image", source: "mcp", statusCode: 502, creditsDeducted: 2, creditsRefunded: 2, createdAt: daysAgo(3) },
+      { requestId: "req_mcp_fail", tool: "generate_image", source: "mcp", statusCode: 502, errorCode: "provider_error", creditsDeducted: 2, creditsRefunded: 2, createdAt: daysAgo(3) },
       { requestId: "req_cli_old", tool: "upscale_image", source: "cli", statusCode: 200, creditsDeducted: 15, createdAt: daysAgo(10) },
       { requestId: "req_bad_input", tool: "convert_format", statusCode: 400, creditsDeducted: 0, createdAt: daysAgo(2) },
     ]);
@@ -90,6 +90,8 @@ describe("usage page", () => {
     expect(await only("source=cli")).toEqual(["req_cli_old"]);
     expect(await only("status=failed")).toEqual(["req_bad_input", "req_mcp_fail"]);
     expect(await only("status=502")).toEqual(["req_mcp_fail"]);
+    const failed = new RegExp(`<tr data-request-id="req_mcp_fail">([\\s\\S]*?)</tr>`).exec(await (await browser.get("/dashboard/usage?status=502")).text())![1]!;
+    expect(visibleText(failed)).toContain("provider_error"); // the error code beside the status line
     expect(await only(`from=${daysAgo(10).slice(0, 10)}&to=${daysAgo(3).slice(0, 10)}`)).toEqual(["req_mcp_fail", "req_cli_old"]);
     expect(await only("status=success&tool=upscale_image")).toEqual(["req_cli_old"]);
     const none = await (await browser.get("/dashboard/usage?tool=edit_image")).text();
@@ -103,6 +105,7 @@ describe("usage page", () => {
     const id = await accountIdOf(await signUpIn(browser), env.DB);
     await seed(id, [
       { requestId: "req_csv_1", tool: "generate_image", prompt: '=HYPERLINK("http://evil")', creditsDeducted: 2, createdAt: daysAgo(1) },
+      { requestId: "req_csv_3", tool: "generate_image", statusCode: 402, errorCode: "insufficient_credits", createdAt: daysAgo(2) },
       { requestId: "req_csv_2", tool: "compress_image", prompt: "a, b \"quoted\"", createdAt: daysAgo(0, 1) },
     ]);
     const response = await browser.get("/dashboard/usage.csv?tool=generate_image");
@@ -110,12 +113,13 @@ describe("usage page", () => {
     expect(response.headers.get("Content-Type")).toBe("text/csv; charset=utf-8");
     expect(response.headers.get("Content-Disposition")).toMatch(/^attachment; filename="pixelgate-usage-\d{4}-\d{2}-\d{2}\.csv"$/);
     const lines = (await response.text()).trimEnd().split("\r\n");
-    expect(lines[0]).toBe("createdAt,tool,source,status,model,creditsDeducted,creditsRefunded,latency,keyPrefix,requestId,prompt,id");
-    expect(lines).toHaveLength(2);
-    expect(lines[1]).toContain(",generate_image,rest,200,,2,0,0.12s,pg_seededKey,req_csv_1,");
+    expect(lines[0]).toBe("createdAt,tool,source,status,errorCode,model,creditsDeducted,creditsRefunded,latency,keyPrefix,requestId,prompt,id");
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toContain(",generate_image,rest,200,,,2,0,0.12s,pg_seededKey,req_csv_1,");
+    expect(lines[2]).toContain(",generate_image,rest,402,insufficient_credits,");
     expect(lines[1]).toContain(`"'=HYPERLINK(""http://evil"")"`);
     const all = (await (await browser.get("/dashboard/usage.csv")).text()).trimEnd().split("\r\n");
-    expect(all).toHaveLength(3);
+    expect(all).toHaveLength(4);
     expect(all[1]).toContain(`"a, b ""quoted"""`);
   });
 });

@@ -18,6 +18,9 @@ export interface ModelChoice {
 /** Live models per task, for the model fields. */
 export type ModelChoices = Partial<Record<string, ModelChoice[]>>;
 
+/** A price as the form says it: "model cost" points at the model list, which shows each model's price. */
+const costWords = (price: string) => price.replace(/^model cost/, "the price of the chosen model (beside each model below)");
+
 /** The form's text fields as typed; undefined on a fresh form. */
 type Values = Record<string, string> | undefined;
 
@@ -136,7 +139,7 @@ export function PlaygroundPage(props: {
       <Outcome run={run} output={props.output} error={props.error} downloadHref={run ? `/dashboard/playground/${entry.slug}/runs/${run.token}/download` : ""}
         promptLength={props.values?.prompt?.length} maxPrompt={prompt?.maxLength} />
       <section class="card" aria-labelledby="tool-title">
-        <h2 id="tool-title">{`${entry.label} `}<span class="hint">{`${entry.tool.summary.replace(/\s*\([^)]*\)$/, "")}. Cost: ${entry.price}.`}</span></h2>
+        <h2 id="tool-title">{`${entry.label} `}<span class="hint">{`${entry.tool.summary.replace(/\s*\([^)]*\)$/, "")}. Cost: ${costWords(entry.price)}.`}</span></h2>
         <form method="post" action={`/dashboard/playground/${entry.slug}`} enctype="multipart/form-data" data-busy="Running…">
           <CsrfField token={props.viewer.csrf} />
           <input type="hidden" name="run" value={props.runToken} autocomplete="off" />

@@ -89,7 +89,10 @@ export function UsagePage(props: { viewer: Viewer; filters: UsageFilters; usage:
                     <td>{formatDate(row.createdAt)}</td>
                     <td>{row.tool}</td>
                     <td>{row.source}</td>
-                    <td class={row.statusCode < 400 ? "ok" : "bad"}>{row.status}</td>
+                    <td class={row.statusCode < 400 ? "ok" : "bad"}>
+                      {row.status}
+                      {row.errorCode ? <span class="hint"><code>{row.errorCode}</code></span> : null}
+                    </td>
                     <td class="num">
                       {String(row.creditsDeducted - row.creditsRefunded)}
                       {row.creditsRefunded > 0 ? <span class="hint">{`${row.creditsRefunded} refunded`}</span> : null}
