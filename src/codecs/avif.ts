@@ -56,22 +56,36 @@ export interface AvifEncodeOptions {
 }
 
 export async function encodeAvif(image: RasterImage, options: AvifEncodeOptions = {}): Promise<Uint8Array> {
-  const encoder = await instantiateCodec<AvifEncoder>(encoderFactory, encoderWasm);
-  const out = encoder.encode(image.data, image.width, image.height, {
-    quality: options.quality ?? AVIF_DEFAULT_QUALITY,
-    qualityAlpha: -1, // alpha at the colour quality
-    denoiseLevel: 0,
-    tileColsLog2: 0,
-    tileRowsLog2: 0,
-    speed: AVIF_SPEED,
-    subsample: 1, // 4:2:0
-    chromaDeltaQ: false,
-    sharpness: 0,
-    tune: 0,
-    enableSharpYUV: false,
-    bitDepth: 8,
-    lossless: false,
-  });
-  if (!out) throw new Error("libavif failed to encode the image.");
-  return out;
+  const encode = await avifEncoder(options.quality ?? AVIF_DEFAULT_QUALITY);
+  return encode(image);
 }
+
+/**
+ * One libavif instance that encodes pictures one after another at `quality`, each as a whole
+ * single-image AVIF: the cells of a grid AVIF (avif-cells.ts) share it, so its memory is one
+ * cell's, however many cells there are. What it returns is copied out of WASM memory.
+ */
+export async function avifEncoder(quality: number): Promise<(image: RasterImage) => Uint8Array> {
+  const encoder = await instantiateCodec<AvifEncoder>(encoderFactory, encoderWasm);
+  const settings = { ...ENCODER_SETTINGS, quality };
+  return (image) => {
+    const out = encoder.encode(image.data, image.width, image.height, settings);
+    if (!out) throw new Error("libavif failed to encode the image.");
+    return out;
+  };
+}
+
+const ENCODER_SETTINGS = {
+  qualityAlpha: -1, // alpha at the colour quality
+  denoiseLevel: 0,
+  tileColsLog2: 0,
+  tileRowsLog2: 0,
+  speed: AVIF_SPEED,
+  subsample: 1, // 4:2:0
+  chromaDeltaQ: false,
+  sharpness: 0,
+  tune: 0,
+  enableSharpYUV: false,
+  bitDepth: 8,
+  lossless: false,
+};

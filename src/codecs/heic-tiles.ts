@@ -99,6 +99,18 @@ function turnedPicture(layout: HeicLayout, orientation: Orientation): Block | nu
   }
 }
 
+/**
+ * The primary image as upright strips from our decoder, top to bottom (a row of tiles each; a
+ * column when turned by a quarter), with the size they make, or null when planesFromTiles says
+ * no (a turned image of odd sides). Only one strip and one tile's picture exist at once.
+ */
+export function uprightStrips(layout: HeicLayout): { width: number; height: number; strips: Iterable<PlaneStrip> } | null {
+  if (!planesFromTiles(layout)) return null;
+  const { orientation, shown } = asShown(layout);
+  const decoder = new HevcDecoder();
+  return { ...shown, strips: orientation === 1 ? heicStrips(decoder, layout) : turnedStrips(decoder, layout, orientation) };
+}
+
 /** Whether heicPlanesFromTiles makes this layout's planes: upright, or of even sides. */
 export function planesFromTiles(layout: HeicLayout): boolean {
   const { width, height } = layout.image;

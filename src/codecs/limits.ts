@@ -69,6 +69,13 @@ export const ENCODE_BYTES_PER_PIXEL: Record<ImageFormat, number> = {
 const EARLIER_LIMITS: Partial<Record<InputFormat, number>> = { avif: 2_000_000, gif: 4_000_000, bmp: 4_000_000, tiff: 4_000_000 };
 
 /**
+ * The most pixels libavif encodes as one image (the general path): larger pictures are written
+ * as a grid of cells by the route table's AVIF rows (avif-cells.ts), and smaller ones stay the
+ * single image they always were.
+ */
+export const SINGLE_AVIF_MAX_PIXELS = EARLIER_LIMITS.avif!;
+
+/**
  * What a large codec request costs besides its pixels and its upload (codec instances, tables,
  * WASM memory grown in steps): the intercept under which every measured peak from 1 MP up lies.
  * The pixel limits are computed with it.

@@ -380,6 +380,55 @@ function streamedBmp(begin: (native: NativeExports, chunkRows: number) => number
   });
 }
 
+/** RGBA rows of a picture, read top to bottom, a few at a time. */
+export interface RgbaRows {
+  width: number;
+  height: number;
+  /** The next `rows` rows into `into` (width x rows x 4 bytes). */
+  read(into: Uint8ClampedArray, rows: number): void;
+}
+
+/**
+ * EXIF orientation o flipped top to bottom (native/bmp_sink.c BOTTOM_UP, which is its own
+ * inverse): what pg_bmp_begin is given so that its bottom-up rows come out top-down.
+ */
+const FLIPPED_ORIENTATION: Record<Orientation, number> = { 1: 4, 2: 3, 3: 2, 4: 1, 5: 8, 6: 7, 7: 6, 8: 5 };
+
+/**
+ * A JPEG, PNG or still WebP file (as transcodeToPalette takes them) as RGBA rows, top to bottom,
+ * its EXIF `orientation` applied and any alpha composited onto black (for opaque pictures):
+ * the BMP writer's row source (streamBmp), asked for the picture flipped so its rows come in
+ * reading order, a row per call. Only the row source's memory is held (a band of up to 8 MB for
+ * a turned picture, each band decoding the file again). The whole file is decoded once first,
+ * so damage is found before any row is handed out. Null when the module leaves the file to the
+ * general path.
+ */
+export function rgbaRows(bytes: Uint8Array, size: { width: number; height: number }, input: "jpeg" | "png" | "webp", orientation: Orientation = 1): RgbaRows | null {
+  const turned = orientation >= 5;
+  const { width, height } = turned ? { width: size.height, height: size.width } : size;
+  const begin = (native: NativeExports) => native.pg_bmp_begin(...rowSource(native, bytes, input), size.width, size.height, FLIPPED_ORIENTATION[orientation], 1);
+  const started = startNative("bmp", begin, bytes, {});
+  if (!started) return null;
+  const { native, written } = started;
+  written.length = 0; // the BMP's header
+  return {
+    width,
+    height,
+    read(into, rows) {
+      for (let k = 0; k < rows; k++) {
+        if (native.pg_bmp_rows() !== 1) throw new PixelgateError("internal_error", "The picture's rows ended early.");
+        const bgr = written.pop()!;
+        for (let x = 0, at = k * width * 4; x < width; x++, at += 4) {
+          into[at] = bgr[3 * x + 2]!;
+          into[at + 1] = bgr[3 * x + 1]!;
+          into[at + 2] = bgr[3 * x]!;
+          into[at + 3] = 255;
+        }
+      }
+    },
+  };
+}
+
 /** The header pg_bmp_begin wrote, then the rows, a pg_bmp_rows call per piece. */
 function* bmpPieces(native: NativeExports, written: Uint8Array[]): Generator<Uint8Array> {
   yield* written.splice(0);

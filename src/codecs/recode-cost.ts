@@ -112,7 +112,7 @@ export function webpFilePerInputByte(quality: number, sourceQuality: number): nu
 }
 
 /** A figure measured at a few WebP qualities, read at `quality` (linear between them, the nearest outside). */
-function atQuality(row: readonly (readonly [quality: number, figure: number])[], quality: number): number {
+export function atQuality(row: readonly (readonly [quality: number, figure: number])[], quality: number): number {
   const at = row.findIndex(([q]) => q >= quality);
   if (at === -1) return row[row.length - 1]![1];
   if (at === 0) return row[0]![1];
@@ -291,11 +291,17 @@ export function rowWriterBytesPerPixel(
   const webp = typeof input === "object" ? input : null;
   const kind = webp ? (webp.lossless ? "webpLossless" : "webp") : (input as "jpeg" | "png");
   const file = rowWriterFilePerPixel(target, kind, bytes, pixels);
-  banded ||= target === "bmp";
-  const wasm = webp
-    ? NATIVE_PNG_FROM.lossless.wasm[webp.lossless ? "webpLossless" : webp.alpha ? "webpAlpha" : "webp"] + (banded ? BAND_BYTES_PER_PIXEL : 0)
-    : rowSourceBytesPerPixel(NATIVE_PNG.lossless.wasm, input as "jpeg" | "png", banded, progressive, bytes, pixels);
-  return wasm + file;
+  return rowSourceWasmBytesPerPixel(bytes, input, pixels, banded || target === "bmp", progressive) + file;
+}
+
+/**
+ * The WASM memory of a JPEG's, PNG's or WebP's row source (native/png_rows.c, as the PNG
+ * writer's lossless pass and the GIF and BMP writers read it), a pixel; `banded`: turned or
+ * flipped (or read bottom-up), a band of up to 8 MB held.
+ */
+export function rowSourceWasmBytesPerPixel(bytes: Uint8Array, input: "jpeg" | "png" | WebpLayout, pixels: number, banded: boolean, progressive: boolean): number {
+  if (typeof input === "object") return NATIVE_PNG_FROM.lossless.wasm[input.lossless ? "webpLossless" : input.alpha ? "webpAlpha" : "webp"] + (banded ? BAND_BYTES_PER_PIXEL : 0);
+  return rowSourceBytesPerPixel(NATIVE_PNG.lossless.wasm, input, banded, progressive, bytes, pixels);
 }
 
 /**

@@ -2,13 +2,17 @@ import type { ImageFormat, ImageHeader, InputFormat } from "./formats.ts";
 import { recodedImage, type RecodedImage } from "./file-pieces.ts";
 import { decodeHeicPlanes, heicEncoding } from "./heic.ts";
 import { readHeicLayout, type HeicLayout } from "./heic-layout.ts";
-import { encodeHeicTiles, heicPlanesFromTiles, planesFromTiles } from "./heic-tiles.ts";
+import { encodeHeicTiles, heicPlanesFromTiles, planesFromTiles, uprightStrips } from "./heic-tiles.ts";
 import { readJpegFrame, type JpegFrame } from "./jpeg.ts";
 import { maxPixelsFor } from "./limits.ts";
-import { encodePlanes, inPieces, planesToBmp, planesToGif, planesToPng, streamBmp, transcodeJpeg, transcodePng, transcodeToPalette, transcodeToPng, transcodeWebp, type NativeTarget, type PlanesEncoding, type WebpSettings } from "./native.ts";
+import { encodePlanes, inPieces, planesToBmp, rgbaRows, type RgbaRows, planesToGif, planesToPng, streamBmp, transcodeJpeg, transcodePng, transcodeToPalette, transcodeToPng, transcodeWebp, type NativeTarget, type PlanesEncoding, type WebpSettings } from "./native.ts";
 import { readOrientation, type Orientation } from "./orientation.ts";
-import { heicBytesPerPixel, heicToPngBytesPerPixel, heicToRowWriterBytesPerPixel, jpegBytesPerPixel, jpegToLowMemoryWebpBytesPerPixel, pngBytesPerPixel, pngLayout, pngToEncoderBytesPerPixel, rowWriterBytesPerPixel, webpBytesPerPixel, webpToPngBytesPerPixel, type NativeEncoderTarget } from "./recode-cost.ts";
+import { heicBytesPerPixel, heicToPngBytesPerPixel, heicToRowWriterBytesPerPixel, jpegBytesPerPixel, jpegToLowMemoryWebpBytesPerPixel, pngBytesPerPixel, pngLayout, pngToEncoderBytesPerPixel, rowSourceWasmBytesPerPixel, rowWriterBytesPerPixel, webpBytesPerPixel, webpToPngBytesPerPixel, type NativeEncoderTarget } from "./recode-cost.ts";
 import { readWebpLayout, type WebpLayout } from "./webp.ts";
+import { encodeAvifCells } from "./avif-cells.ts";
+import { avifCellsBytesPerPixel } from "./avif-cells-cost.ts";
+import { readHeader } from "./header.ts";
+import { planeStripRows } from "./plane-rows.ts";
 
 // The native routes of compress and convert, one row each: when it applies (facts read once
 // from the header), the targets it writes, what it costs (recode-cost.ts) and what runs it.
@@ -156,6 +160,74 @@ async function heicPlanesRun({ bytes, facts, target, quality, webp }: RunInput):
   return recodedImage(out ?? [], planes.width, planes.height);
 }
 
+/**
+ * A file whose rows our own build reads with any alpha composited onto black, for pictures
+ * without one: an RGB, YCbCr or grey JPEG, an opaque non-interlaced PNG, an opaque still WebP.
+ */
+const opaqueRows = (f: RouteFacts) =>
+  jpegRows(f) || (f.png !== undefined && !f.png.interlaced && !f.png.alpha) || (f.webp !== undefined && !f.webp.animated && !f.webp.alpha);
+
+/** The picture's size as shown: its header's, turned by an EXIF orientation of 5 to 8. */
+function shownSize(bytes: Uint8Array, facts: RouteFacts): { width: number; height: number } {
+  const { width, height } = readHeader(bytes, facts.input);
+  return facts.orientation >= 5 ? { width: height, height: width } : { width, height };
+}
+
+/** An opaque HEIC's upright rows: our decoder's strips, or libheif's whole planes (the layouts ours does not turn, or read). */
+async function heicRows(bytes: Uint8Array, facts: RouteFacts): Promise<RgbaRows> {
+  const { tiles, encoding } = facts.heic!;
+  const ours = tiles && uprightStrips(tiles);
+  if (ours && tiles.image.tiles.length > 1) return planeStripRows(ours.width, ours.height, encoding!, ours.strips);
+  // A single picture is copied out whole and its decoder dropped (a turn of the event loop)
+  // before libavif grows: libde265 holds about 2.4 bytes a pixel for it, libheif 4.7.
+  const whole = ours ? { ...ours, strips: [...ours.strips] } : await decodeHeicPlanes(bytes, maxPixelsFor("heic"), encoding!);
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  return planeStripRows(whole.width, whole.height, encoding!, "strips" in whole ? whole.strips : [whole]);
+}
+
+/**
+ * AVIF above the single-image limit (recode.ts), as a grid of cells (avif-cells.ts). Pictures
+ * with alpha are not written this way: their AVIF is libavif's single image, within its limit.
+ */
+const AVIF_ROWS: readonly RouteRow[] = [
+  {
+    name: "jpeg, png, still webp rows into avif cells",
+    when: opaqueRows,
+    targets: ["avif"],
+    cost: (f, { bytes, pixels, quality }) => {
+      const { width, height } = shownSize(bytes, f);
+      const source = rowSourceWasmBytesPerPixel(bytes, f.webp ?? (f.input as "jpeg" | "png"), pixels, banded(f), f.jpeg?.progressive ?? false);
+      return { bytesPerPixel: avifCellsBytesPerPixel(source, width, height, quality) };
+    },
+    run: async ({ bytes, header, facts, quality, shown }) => {
+      const rows = rgbaRows(bytes, header, facts.input as "jpeg" | "png" | "webp", facts.orientation);
+      return rows && recodedImage(await encodeAvifCells(rows, quality), shown.width, shown.height);
+    },
+  },
+  {
+    name: "opaque heic planes into avif cells",
+    when: (f) => f.heic?.encoding != null && !f.heic.encoding.alpha,
+    targets: ["avif"],
+    cost: (f, { bytes, quality }) => {
+      const { tiles, kind } = f.heic!;
+      const { width, height } = readHeader(bytes, "heic");
+      // A grid's strips: a row of tiles (a column, turned) and its turned copy; else the whole planes, after their decode.
+      const grid = kind === "grid" && tiles !== null && planesFromTiles(tiles);
+      const strip = grid ? 2 * 1.5 * Math.max(width * tiles.image.tileHeight, height * tiles.image.tileWidth) + HEVC_DECODER_BYTES : 0;
+      const source = grid ? strip / Math.max(1, width * height) : 1.5;
+      const decode = grid ? 0 : heicBytesPerPixel(false, "jpeg", kind === "single" && tiles !== null && planesFromTiles(tiles) ? "single" : null) + (tiles?.turns ? 1.5 : 0);
+      return { bytesPerPixel: avifCellsBytesPerPixel(source, width, height, quality, decode) };
+    },
+    run: async ({ bytes, facts, quality }) => {
+      const rows = await heicRows(bytes, facts);
+      return recodedImage(await encodeAvifCells(rows, quality), rows.width, rows.height);
+    },
+  },
+];
+
+/** Our HEVC decoder's instance for one tile (1.4 MB measured), with room. */
+const HEVC_DECODER_BYTES = 2 * 1024 * 1024;
+
 export const ROUTE_ROWS: readonly RouteRow[] = [
   {
     name: "jpeg rows to png",
@@ -276,6 +348,7 @@ export const ROUTE_ROWS: readonly RouteRow[] = [
     cost: (f, { bytes, pixels, quality }) => ({ bytesPerPixel: heicToPngBytesPerPixel(bytes, f.heic!.encoding!.alpha, pixels, quality, null, true) }),
     run: heicPlanesRun,
   },
+  ...AVIF_ROWS,
 ];
 
 /** The rows that apply to these facts and this target: at most one (the test walks every pair). */
