@@ -6,6 +6,8 @@
 // `npm run bench:codecs` (docs/codecs.md, "AVIF as a grid of cells").
 
 import { cellGrid } from "./avif-cells.ts";
+import type { InputFormat } from "./formats.ts";
+import { bytesLeftBeside, maxRecodePixels } from "./limits.ts";
 import { atQuality } from "./recode-cost.ts";
 
 const MiB = 1024 * 1024;
@@ -34,15 +36,47 @@ const DENSEST: readonly (readonly [quality: number, bytesPerPixel: number])[] = 
 const FILE_COPIES = 2;
 
 /**
- * Bytes per pixel of a width x height picture written as a grid AVIF at `quality`, its rows from
- * a source that holds `source` bytes a pixel while the cells are encoded; `decode`: what making
- * those rows cost before the first cell (a whole HEIC decoded first), when that is more.
+ * The least AV1 data a pixel is let try with when the densest picture's would not fit beside the
+ * rest of the call: a photo's, three times over (a 1024x512 cut of the bench's 12 MP photo wrote
+ * 0.0045 bytes a pixel at quality 30, 0.019 at 50, 0.061 at 70, 0.27 at 90, 0.63 at 100; the
+ * 12 MP and 24 MP photos 0.015 and 0.014 at 50 whole). Below it the call is refused before the
+ * charge.
  */
-export function avifCellsBytesPerPixel(source: number, width: number, height: number, quality: number, decode = 0): number {
+const PHOTO: readonly (readonly [quality: number, bytesPerPixel: number])[] = [
+  [30, 0.015],
+  [50, 0.06],
+  [70, 0.19],
+  [90, 0.8],
+  [100, 1.9],
+];
+
+/** The share of what the budget leaves that the file may take: the rest keeps rounding from tipping the limit. */
+const ROOM_USED = 0.99;
+
+/** What a grid AVIF call is priced at, and the most AV1 data it may then write (avif-cells.ts enforces it). */
+export interface AvifCellsCost {
+  bytesPerPixel: number;
+  fileBytes: number;
+}
+
+/**
+ * A width x height picture (`input`, an upload of `inputBytes`) written as a grid AVIF at
+ * `quality`, its rows from a source that holds `source` bytes a pixel while the cells are
+ * encoded; `decode`: what making those rows cost before the first cell (a whole HEIC decoded
+ * first), when that is more. Priced for the densest picture's AV1 data when that fits the
+ * isolate's budget; else for what the budget leaves beside the rest of the call, when that holds
+ * a photo's, and the file is held to it (a denser picture fails with image_too_large, refunded);
+ * else the densest price stands and the limit refuses the call before the charge.
+ */
+export function avifCellsCost(input: InputFormat, inputBytes: number, source: number, width: number, height: number, quality: number, decode = 0): AvifCellsCost {
   const { columns, cellWidth, cellHeight } = cellGrid(width, height);
   const pixels = Math.max(1, width * height);
   const band = width * cellHeight * 4;
   const cell = columns === 1 && cellWidth === width ? 0 : cellWidth * cellHeight * 4;
-  const cells = source + FILE_COPIES * atQuality(DENSEST, quality) + (ENCODER_BYTES + band + cell) / pixels;
-  return Math.max(decode, cells);
+  const base = source + (ENCODER_BYTES + band + cell) / pixels;
+  const priced = (filePerPixel: number): AvifCellsCost => ({ bytesPerPixel: Math.max(decode, base + FILE_COPIES * filePerPixel), fileBytes: Math.floor(filePerPixel * pixels) });
+  const densest = priced(atQuality(DENSEST, quality));
+  if (maxRecodePixels(input, "avif", densest.bytesPerPixel, inputBytes) >= pixels) return densest;
+  const room = (bytesLeftBeside(input, base, inputBytes, pixels) * ROOM_USED) / FILE_COPIES / pixels;
+  return room >= atQuality(PHOTO, quality) ? priced(room) : densest;
 }

@@ -12,6 +12,7 @@
 // grid is cropped to the picture's size. Cells are coded apart, so at quality 50 a seam can show
 // where two meet on a smooth gradient; speed and memory are why (docs/codecs.md).
 
+import { PixelgateError } from "../errors.ts";
 import { avifEncoder } from "./avif.ts";
 import { readAvifCell, writeGridAvif, type AvifCell, type AvifHead, type GridShape } from "./avif-grid.ts";
 import type { RgbaRows } from "./native.ts";
@@ -35,8 +36,11 @@ export function cellGrid(width: number, height: number): CellGrid {
   return { width, height, columns, rows, cellWidth, cellHeight };
 }
 
-/** The picture `source` hands out, as a grid AVIF at `quality`: the file's pieces. */
-export async function encodeAvifCells(source: RgbaRows, quality: number): Promise<Uint8Array[]> {
+/**
+ * The picture `source` hands out, as a grid AVIF at `quality`: the file's pieces. `fileBytes`:
+ * the most AV1 data the call was priced for (avif-cells-cost.ts); past it, image_too_large.
+ */
+export async function encodeAvifCells(source: RgbaRows, quality: number, fileBytes = Infinity): Promise<Uint8Array[]> {
   const grid = cellGrid(source.width, source.height);
   const { width, height, columns, rows, cellWidth, cellHeight } = grid;
   const encode = await avifEncoder(quality);
@@ -46,6 +50,7 @@ export async function encodeAvifCells(source: RgbaRows, quality: number): Promis
   const cell = columns === 1 && cellWidth === width ? band : new Uint8ClampedArray(cellWidth * cellHeight * 4);
   const cells: AvifCell[] = [];
   let head: AvifHead | undefined;
+  let written = 0;
   for (let row = 0; row < rows; row++) {
     const n = Math.min(cellHeight, height - row * cellHeight);
     source.read(band, n);
@@ -55,6 +60,8 @@ export async function encodeAvifCells(source: RgbaRows, quality: number): Promis
       const { ftyp, hdlr, ...coded } = readAvifCell(encode({ width: cellWidth, height: cellHeight, data: cell }));
       head ??= { ftyp, hdlr };
       cells.push(coded);
+      written += coded.payload.length;
+      if (written > fileBytes) throw new PixelgateError("image_too_large", "At this quality the AVIF of this picture would need more memory than the worker has (its detail was not in the upload's size); a lower quality or a smaller image fits.", { param: "image" });
     }
     // Other requests in the isolate run between cells (each takes a second or so).
     await new Promise((resolve) => setTimeout(resolve, 0));

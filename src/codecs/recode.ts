@@ -15,7 +15,6 @@ import { PNG_DEFAULT_QUALITY } from "./png.ts";
 import { TIFF_JPEG_QUALITY, tiffAroundJpeg } from "./tiff.ts";
 import { WEBP_DEFAULT_QUALITY } from "./webp.ts";
 import { AVIF_DEFAULT_QUALITY } from "./avif.ts";
-import { SINGLE_AVIF_MAX_PIXELS } from "./limits.ts";
 
 /** Targets of the native paths, with the quality convert uses when compress gives none. */
 const NATIVE_TARGETS: Partial<Record<ImageFormat, number>> = {
@@ -23,7 +22,7 @@ const NATIVE_TARGETS: Partial<Record<ImageFormat, number>> = {
   jpeg: JPEG_DEFAULT_QUALITY,
   png: PNG_DEFAULT_QUALITY,
   tiff: TIFF_JPEG_QUALITY,
-  // Only above the single-image limit (routed below).
+  // Above libavif's single-image limit only (route-table.ts AVIF rows).
   avif: AVIF_DEFAULT_QUALITY,
   // GIF and BMP take no quality; their writers follow the TypeScript encoders' fixed rules.
   gif: 100,
@@ -58,10 +57,7 @@ export interface RecodePlan {
 
 export function planRecode(bytes: Uint8Array, header: ImageHeader, target: ImageFormat, options: EncodeOptions = {}): RecodePlan {
   const quality = recodeQuality(target, options);
-  const pixels = header.width * header.height;
-  // AVIF up to the single-image limit stays libavif's one image (the general path).
-  const routed = NATIVE_TARGETS[target] !== undefined && (target !== "avif" || pixels > SINGLE_AVIF_MAX_PIXELS);
-  const route = routed ? nativeRoute(bytes, header.format, target, pixels, quality) : null;
+  const route = NATIVE_TARGETS[target] === undefined ? null : nativeRoute(bytes, header.format, target, header.width * header.height, quality);
   return { header, target, quality, options, route, bytesPerPixel: route?.bytesPerPixel ?? null };
 }
 

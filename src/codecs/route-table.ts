@@ -4,13 +4,13 @@ import { decodeHeicPlanes, heicEncoding } from "./heic.ts";
 import { readHeicLayout, type HeicLayout } from "./heic-layout.ts";
 import { encodeHeicTiles, heicPlanesFromTiles, planesFromTiles, uprightStrips } from "./heic-tiles.ts";
 import { readJpegFrame, type JpegFrame } from "./jpeg.ts";
-import { maxPixelsFor } from "./limits.ts";
+import { maxPixelsFor, SINGLE_AVIF_MAX_PIXELS } from "./limits.ts";
 import { encodePlanes, inPieces, planesToBmp, rgbaRows, type RgbaRows, planesToGif, planesToPng, streamBmp, transcodeJpeg, transcodePng, transcodeToPalette, transcodeToPng, transcodeWebp, type NativeTarget, type PlanesEncoding, type WebpSettings } from "./native.ts";
 import { readOrientation, type Orientation } from "./orientation.ts";
 import { heicBytesPerPixel, heicToPngBytesPerPixel, heicToRowWriterBytesPerPixel, jpegBytesPerPixel, jpegToLowMemoryWebpBytesPerPixel, pngBytesPerPixel, pngLayout, pngToEncoderBytesPerPixel, rowSourceWasmBytesPerPixel, rowWriterBytesPerPixel, webpBytesPerPixel, webpToPngBytesPerPixel, type NativeEncoderTarget } from "./recode-cost.ts";
 import { readWebpLayout, type WebpLayout } from "./webp.ts";
 import { encodeAvifCells } from "./avif-cells.ts";
-import { avifCellsBytesPerPixel } from "./avif-cells-cost.ts";
+import { avifCellsCost, type AvifCellsCost } from "./avif-cells-cost.ts";
 import { readHeader } from "./header.ts";
 import { planeStripRows } from "./plane-rows.ts";
 
@@ -23,6 +23,8 @@ import { planeStripRows } from "./plane-rows.ts";
 /** What the header says about a file, read once for every target. */
 export interface RouteFacts {
   input: InputFormat;
+  /** The header's size (a JPEG's, PNG's or WebP's before its EXIF turn). */
+  size: { width: number; height: number };
   /** EXIF orientation (JPEG, PNG, WebP); a HEIC's irot is in its layout. */
   orientation: Orientation;
   jpeg?: JpegFrame;
@@ -40,6 +42,11 @@ export interface RouteFacts {
 }
 
 export function readRouteFacts(bytes: Uint8Array, input: InputFormat): RouteFacts {
+  const { width, height } = readHeader(bytes, input);
+  return { size: { width, height }, ...formatFacts(bytes, input) };
+}
+
+function formatFacts(bytes: Uint8Array, input: InputFormat): Omit<RouteFacts, "size"> {
   switch (input) {
     case "jpeg":
       return { input, orientation: readOrientation(bytes, "jpeg"), jpeg: readJpegFrame(bytes) };
@@ -160,18 +167,15 @@ async function heicPlanesRun({ bytes, facts, target, quality, webp }: RunInput):
   return recodedImage(out ?? [], planes.width, planes.height);
 }
 
+/** AVIF up to the single-image limit stays libavif's one image (the general path); above it, a grid. */
+const gridAvif = (f: RouteFacts) => f.size.width * f.size.height > SINGLE_AVIF_MAX_PIXELS;
+
 /**
  * A file whose rows our own build reads with any alpha composited onto black, for pictures
  * without one: an RGB, YCbCr or grey JPEG, an opaque non-interlaced PNG, an opaque still WebP.
  */
 const opaqueRows = (f: RouteFacts) =>
   jpegRows(f) || (f.png !== undefined && !f.png.interlaced && !f.png.alpha) || (f.webp !== undefined && !f.webp.animated && !f.webp.alpha);
-
-/** The picture's size as shown: its header's, turned by an EXIF orientation of 5 to 8. */
-function shownSize(bytes: Uint8Array, facts: RouteFacts): { width: number; height: number } {
-  const { width, height } = readHeader(bytes, facts.input);
-  return facts.orientation >= 5 ? { width: height, height: width } : { width, height };
-}
 
 /** An opaque HEIC's upright rows: our decoder's strips, or libheif's whole planes (the layouts ours does not turn, or read). */
 async function heicRows(bytes: Uint8Array, facts: RouteFacts): Promise<RgbaRows> {
@@ -192,38 +196,51 @@ async function heicRows(bytes: Uint8Array, facts: RouteFacts): Promise<RgbaRows>
 const AVIF_ROWS: readonly RouteRow[] = [
   {
     name: "jpeg, png, still webp rows into avif cells",
-    when: opaqueRows,
+    when: (f) => gridAvif(f) && opaqueRows(f),
     targets: ["avif"],
-    cost: (f, { bytes, pixels, quality }) => {
-      const { width, height } = shownSize(bytes, f);
-      const source = rowSourceWasmBytesPerPixel(bytes, f.webp ?? (f.input as "jpeg" | "png"), pixels, banded(f), f.jpeg?.progressive ?? false);
-      return { bytesPerPixel: avifCellsBytesPerPixel(source, width, height, quality) };
-    },
+    cost: (f, { bytes, quality }) => ({ bytesPerPixel: fileRowsAvifCost(f, bytes, quality).bytesPerPixel }),
     run: async ({ bytes, header, facts, quality, shown }) => {
       const rows = rgbaRows(bytes, header, facts.input as "jpeg" | "png" | "webp", facts.orientation);
-      return rows && recodedImage(await encodeAvifCells(rows, quality), shown.width, shown.height);
+      return rows && recodedImage(await encodeAvifCells(rows, quality, fileRowsAvifCost(facts, bytes, quality).fileBytes), shown.width, shown.height);
     },
   },
   {
     name: "opaque heic planes into avif cells",
-    when: (f) => f.heic?.encoding != null && !f.heic.encoding.alpha,
+    when: (f) => gridAvif(f) && f.heic?.encoding != null && !f.heic.encoding.alpha,
     targets: ["avif"],
-    cost: (f, { bytes, quality }) => {
-      const { tiles, kind } = f.heic!;
-      const { width, height } = readHeader(bytes, "heic");
-      // A grid's strips: a row of tiles (a column, turned) and its turned copy; else the whole planes, after their decode.
-      const grid = kind === "grid" && tiles !== null && planesFromTiles(tiles);
-      const strip = grid ? 2 * 1.5 * Math.max(width * tiles.image.tileHeight, height * tiles.image.tileWidth) + HEVC_DECODER_BYTES : 0;
-      const source = grid ? strip / Math.max(1, width * height) : 1.5;
-      const decode = grid ? 0 : heicBytesPerPixel(false, "jpeg", kind === "single" && tiles !== null && planesFromTiles(tiles) ? "single" : null) + (tiles?.turns ? 1.5 : 0);
-      return { bytesPerPixel: avifCellsBytesPerPixel(source, width, height, quality, decode) };
-    },
+    cost: (f, { bytes, quality }) => ({ bytesPerPixel: heicAvifCost(f, bytes, quality).bytesPerPixel }),
     run: async ({ bytes, facts, quality }) => {
       const rows = await heicRows(bytes, facts);
-      return recodedImage(await encodeAvifCells(rows, quality), rows.width, rows.height);
+      return recodedImage(await encodeAvifCells(rows, quality, heicAvifCost(facts, bytes, quality).fileBytes), rows.width, rows.height);
     },
   },
 ];
+
+/** A JPEG's, PNG's or WebP's grid AVIF: its row source (a band for a turned picture) beside the cells. */
+function fileRowsAvifCost(f: RouteFacts, bytes: Uint8Array, quality: number): AvifCellsCost {
+  const { width, height } = f.size;
+  const [shownWidth, shownHeight] = f.orientation >= 5 ? [height, width] : [width, height];
+  const source = rowSourceWasmBytesPerPixel(bytes, f.webp ?? (f.input as "jpeg" | "png"), width * height, banded(f), f.jpeg?.progressive ?? false);
+  return avifCellsCost(f.input, bytes.length, source, shownWidth, shownHeight, quality);
+}
+
+/**
+ * A HEIC's grid AVIF. A grid's strips are a row of tiles (a column, turned) and its turned copy
+ * beside our decoder's instance; anything else is decoded whole first (libde265's or libheif's
+ * peak, recode-cost.ts) and its planes (1.5 bytes a pixel) stay beside the cells.
+ */
+function heicAvifCost(f: RouteFacts, bytes: Uint8Array, quality: number): AvifCellsCost {
+  const { tiles, kind } = f.heic!;
+  const { width, height } = f.size;
+  const pixels = Math.max(1, width * height);
+  const ours = tiles !== null && planesFromTiles(tiles);
+  if (kind === "grid" && ours) {
+    const strip = 2 * 1.5 * Math.max(width * tiles.image.tileHeight, height * tiles.image.tileWidth) + HEVC_DECODER_BYTES;
+    return avifCellsCost("heic", bytes.length, strip / pixels, width, height, quality);
+  }
+  const decode = heicBytesPerPixel(false, "jpeg", ours ? "single" : null) + (ours && tiles.turns !== 0 ? 1.5 : 0);
+  return avifCellsCost("heic", bytes.length, 1.5, width, height, quality, decode);
+}
 
 /** Our HEVC decoder's instance for one tile (1.4 MB measured), with room. */
 const HEVC_DECODER_BYTES = 2 * 1024 * 1024;
