@@ -6,10 +6,9 @@
 // ever whole: what is held is one band of rows, one cell, the encoder's memory for one cell, and
 // the cells' AV1 data written so far.
 //
-// Cells: as wide as the picture up to MAX_CELL_WIDTH (then the fewest equal columns), about
-// CELL_PIXELS each, even sides (4:2:0 chroma) of at least 64 (MIAF's least tile). The last row
-// and column of cells reach past the picture: their missing pixels repeat its edge, and the
-// grid is cropped to the picture's size. Cells are coded apart, so at quality 50 a seam can show
+// Cells: the fewest equal ones within CELL_SIDES, even sides of at least 64 (MIAF's least
+// tile). The last row and column of cells reach past the picture: their missing pixels repeat
+// its edge, and the grid is cropped to the picture's size. Cells are coded apart, so at quality 50 a seam can show
 // where two meet on a smooth gradient; speed and memory are why (docs/codecs.md).
 
 import { PixelgateError } from "../errors.ts";
@@ -24,6 +23,11 @@ const MIN_CELL_SIDE = 64;
 export interface CellGrid extends GridShape {
   cellWidth: number;
   cellHeight: number;
+  /**
+   * How the cells sample chroma: 4:2:0, the convert setting; a picture of odd width or height
+   * 4:4:4, since MIAF lets a 4:2:0 grid only have even sides (libavif refuses any other).
+   */
+  chroma: "4:2:0" | "4:4:4";
 }
 
 const even = (n: number) => Math.ceil(n / 2) * 2;
@@ -33,7 +37,8 @@ export function cellGrid(width: number, height: number): CellGrid {
   const [columns, rows] = [Math.ceil(width / CELL_SIDES.width), Math.ceil(height / CELL_SIDES.height)];
   const cellWidth = Math.max(MIN_CELL_SIDE, even(Math.ceil(width / columns)));
   const cellHeight = Math.max(MIN_CELL_SIDE, even(Math.ceil(height / rows)));
-  return { width, height, columns, rows, cellWidth, cellHeight };
+  const chroma = width % 2 === 0 && height % 2 === 0 ? "4:2:0" : "4:4:4";
+  return { width, height, columns, rows, cellWidth, cellHeight, chroma };
 }
 
 /**
@@ -43,7 +48,7 @@ export function cellGrid(width: number, height: number): CellGrid {
 export async function encodeAvifCells(source: RgbaRows, quality: number, fileBytes = Infinity): Promise<Uint8Array[]> {
   const grid = cellGrid(source.width, source.height);
   const { width, height, columns, rows, cellWidth, cellHeight } = grid;
-  const encode = await avifEncoder(quality);
+  const encode = await avifEncoder(quality, grid.chroma);
   const rowBytes = width * 4;
   const band = new Uint8ClampedArray(rowBytes * cellHeight);
   // One column of cells as wide as the picture: the band is the cell.

@@ -63,11 +63,12 @@ export async function encodeAvif(image: RasterImage, options: AvifEncodeOptions 
 /**
  * One libavif instance that encodes pictures one after another at `quality`, each as a whole
  * single-image AVIF: the cells of a grid AVIF (avif-cells.ts) share it, so its memory is one
- * cell's, however many cells there are. What it returns is copied out of WASM memory.
+ * cell's, however many cells there are. What it returns is copied out of WASM memory. `chroma`:
+ * 4:2:0 (the convert setting) or 4:4:4 (a grid of odd width or height: MIAF allows no other).
  */
-export async function avifEncoder(quality: number): Promise<(image: RasterImage) => Uint8Array> {
+export async function avifEncoder(quality: number, chroma: "4:2:0" | "4:4:4" = "4:2:0"): Promise<(image: RasterImage) => Uint8Array> {
   const encoder = await instantiateCodec<AvifEncoder>(encoderFactory, encoderWasm);
-  const settings = { ...ENCODER_SETTINGS, quality };
+  const settings = { ...ENCODER_SETTINGS, quality, subsample: chroma === "4:4:4" ? 3 : 1 };
   return (image) => {
     const out = encoder.encode(image.data, image.width, image.height, settings);
     if (!out) throw new Error("libavif failed to encode the image.");
