@@ -83,10 +83,11 @@ describe("POST /v1/convert-format", () => {
     expect(defaulted.result).toMatchObject({ originalFormat: "jpeg", targetFormat: "png", mimeType: "image/png" });
   });
 
-  it("refuses AVIF as a target above its own pixel limit, before any charge", async () => {
+  it("refuses AVIF with alpha above libavif's single-image limit, before any charge", async () => {
     const account = await newAccount({ credits: 5 });
-    // A 1500x1500 PNG is within the general limit but over AVIF's 2,000,000 pixels.
-    const large = await dataUriOf(gradient(1500, 1500));
+    // A 1500x1500 PNG with alpha is within the general limit but over the single image's
+    // 2,000,000 pixels; an opaque one would be written as a grid AVIF.
+    const large = await dataUriOf(gradientWithAlpha(1500, 1500));
     const response = await postTool("/v1/convert-format", account.key, { image: large, targetFormat: "avif" });
     const body = await expectError(response, 400, "invalid_request_error", "image_too_large");
     expect(body.error.param).toBe("targetFormat");
