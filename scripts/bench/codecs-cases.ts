@@ -69,6 +69,8 @@ export const ENCODE_CASES: EncodeCase[] = [
   // A progressive upload: its decoder's whole coefficient array is kept packed (native/coef_store.c).
   { kind: "encode", id: "jpeg-q70-progressive-whole", label: "compress jpeg q70 (progressive jpeg file to file)", input: "jpeg-progressive", target: "jpeg", quality: 70, goalRatio: 2.0, whole: true },
   { kind: "encode", id: "avif-q50", label: "convert avif q50 (jpeg in)", input: "jpeg", target: "avif", goalRatio: 2.0 },
+  // Above 2 MP the service writes a grid AVIF, its cells coded one at a time (src/codecs/avif-cells.ts); sharp one AV1 image.
+  { kind: "encode", id: "avif-q50-whole", label: "convert avif q50 (jpeg file to file)", input: "jpeg", target: "avif", goalRatio: 2.0, whole: true },
   { kind: "encode", id: "png-q100", label: "compress png q100 (png in)", input: "png", target: "png", quality: 100, goalRatio: 1.0 },
   { kind: "encode", id: "png-q100-alpha", label: "compress png q100 alpha", input: "png-alpha", target: "png", quality: 100, goalRatio: 1.0 },
   { kind: "encode", id: "png-q70", label: "compress png q70 (png in)", input: "png", target: "png", quality: 70, goalRatio: 1.0 },
@@ -127,7 +129,10 @@ export const MEMORY_CASES: TimingCase[] = [
   // sharp cannot read HEVC, so HEIC has no timing cases (goalRatio unused): memory only, where
   // heif-enc exists.
   ...(HEIC_INPUT
-    ? (["webp", "jpeg"] as const).map((target): EncodeCase => ({ kind: "encode", id: `${target}-q70-from-heic`, label: `compress ${target} q70 (heic in)`, input: "heic", target, quality: 70, goalRatio: 0 }))
+    ? [
+        ...(["webp", "jpeg"] as const).map((target): EncodeCase => ({ kind: "encode", id: `${target}-q70-from-heic`, label: `compress ${target} q70 (heic in)`, input: "heic", target, quality: 70, goalRatio: 0 })),
+        { kind: "encode", id: "avif-q50-from-heic", label: "convert avif q50 (heic in)", input: "heic", target: "avif", goalRatio: 0 } satisfies EncodeCase,
+      ]
     : []),
 ];
 
