@@ -204,14 +204,16 @@ export function estimateCodecBytes(pixels: number, input: InputFormat, target: I
  * the encoder that writes it) can store. Checked from the header before the charge
  * (assertRecodable), and again by every encoder. WebP stores sides in 14 bits; libjpeg refuses
  * sides over 65,500 (JPEG_MAX_DIMENSION), and a TIFF's strip is one baseline JPEG; GIF stores
- * 16 bits; AVIF's largest frame is 65,536; PNG and BMP store 31 bits.
+ * 16 bits; AV1 codes sides up to 65,536, but at their default limits libavif (Chromium's
+ * reader) refuses an AVIF side over 32,768 and libheif one of 32,768 or more; PNG and BMP store
+ * 31 bits.
  */
 export const TARGET_MAX_SIDE: Record<ImageFormat, number> = {
   webp: 16_383,
   jpeg: 65_500,
   tiff: 65_500,
   gif: 65_535,
-  avif: 65_536,
+  avif: 32_767,
   png: 0x7fff_ffff,
   bmp: 0x7fff_ffff,
 };

@@ -866,6 +866,13 @@ export async function buildCorpus(): Promise<Corpus> {
     wide("tiff-65501x1-to-tiff", why("A 65501x1 uncompressed TIFF", "TIFF", 65_501), tiffWide, "tiff", "tiff");
     wide("bmp-65501x1-to-jpeg", why("A 65501x1 BMP", "JPEG", 65_501), bmpWide, "bmp", "jpeg");
     wide(
+      "jpeg-32768x64-to-avif",
+      "A 32768x64 JPEG to AVIF (2.1 MP: a grid AVIF): AV1 codes sides up to 65,536, but libheif refuses an AVIF side of 32,768 or more and libavif (Chromium's reader) one over 32,768, so the file would not open. Refused from the header, before the charge.",
+      await encodeImage(sourceImage(32_768, 64), "jpeg"),
+      "jpeg",
+      "avif",
+    );
+    wide(
       "png-16384x1-to-webp",
       "A 16384x1 PNG to WebP, which stores 14 bits a side (16,383): refused from the header, before the charge (it was refused after it, and refunded).",
       await encodeImage(sourceImage(16_384, 2), "png"),
