@@ -23,7 +23,7 @@ import { planeStripRows } from "./plane-rows.ts";
 /** What the header says about a file, read once for every target. */
 export interface RouteFacts {
   input: InputFormat;
-  /** The header's size (a JPEG's, PNG's or WebP's before its EXIF turn). */
+  /** The header's size, as readHeader gives it: a JPEG's, PNG's or WebP's before its EXIF turn, a HEIC's turned by its irot. */
   size: { width: number; height: number };
   /** EXIF orientation (JPEG, PNG, WebP); a HEIC's irot is in its layout. */
   orientation: Orientation;

@@ -12,6 +12,10 @@ import { assertRecodable } from "../../src/codecs/header.ts";
 import { encodeBaselineJpeg } from "../../src/codecs/jpeg.ts";
 import { SINGLE_AVIF_MAX_PIXELS } from "../../src/codecs/limits.ts";
 import type { RgbaRows } from "../../src/codecs/native.ts";
+import { readRouteFacts, ROUTE_ROWS } from "../../src/codecs/route-table.ts";
+import { bytesOfBase64 } from "../support/tool-calls.ts";
+import { GRID_HEIC, GRID_TURNED_HEIC, QUADRANTS_HEIC, TURNED_HEIC } from "../fixtures/heic.ts";
+import { GRID_ODD_TURNED_HEIC } from "../fixtures/route-cases.ts";
 import { exifApp1, gradientWithAlpha, image, meanDiff, maxDiff, pixelgateError, withJpegSegments } from "./support.ts";
 
 /** Smooth colour with a little texture (what a photo has), no flat areas to hide a misplaced cell. */
@@ -121,4 +125,29 @@ describe("AVIF from compress and convert", () => {
     const refused = await pixelgateError(() => assertRecodable({ format: "png", width: 1800, height: 1200, bytes: alpha }, "avif", null));
     expect(refused.code).toBe("image_too_large");
   }, 60_000);
+});
+
+describe("the HEIC row into AVIF cells", () => {
+  // The fixtures are small (the row is chosen above 2 MP only): its run is called as the route
+  // table would call it, on each way a HEIC's rows are made.
+  const row = ROUTE_ROWS.find((r) => r.name === "opaque heic planes into avif cells")!;
+  const fixtures = {
+    "a grid (our decoder's rows of tiles)": GRID_HEIC,
+    "a grid turned by irot (columns of tiles, turned)": GRID_TURNED_HEIC,
+    "a grid of odd sides turned by irot (libheif's planes)": GRID_ODD_TURNED_HEIC,
+    "a single image": QUADRANTS_HEIC,
+    "a single image turned by irot": TURNED_HEIC,
+  };
+  for (const [name, base64] of Object.entries(fixtures)) {
+    it(`${name}: the AVIF shows the HEIC's own picture, upright`, async () => {
+      const heic = bytesOfBase64(base64);
+      const header = readHeader(heic, "heic");
+      const facts = readRouteFacts(heic, "heic");
+      const shown = { width: header.width, height: header.height };
+      const out = await row.run({ bytes: heic, header, facts, target: "avif", quality: 50, shown });
+      const decoded = await decodeAvif(out!.bytes);
+      expect([decoded.width, decoded.height]).toEqual([header.width, header.height]);
+      expect(meanDiff(decoded, await decodeImage(heic, header))).toBeLessThan(4);
+    });
+  }
 });
