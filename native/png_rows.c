@@ -30,7 +30,7 @@ int pg_rows_init(PgRows *r, int kind, const uint8_t *data, size_t size, int widt
   r->kind = kind;
   r->data = data;
   r->size = size;
-  r->source = kind == PG_FROM_WEBP ? &pg_webp_row_source : kind == PG_FROM_PLANES ? &pg_planes_row_source : NULL;
+  r->source = kind == PG_FROM_WEBP ? &pg_webp_row_source : kind == PG_FROM_PLANES ? &pg_planes_row_source : kind == PG_FROM_RGBA ? &pg_rgba_row_source : NULL;
   r->orientation = orientation >= 1 && orientation <= 8 ? orientation : 1;
   r->source_width = width;
   r->source_height = height;
@@ -188,6 +188,7 @@ static int file_start(PgRows *r) {
 
 static const uint8_t *file_next(PgRows *r) {
   int y = r->file_row++;
+  if (r->source && r->source->row_at) return r->source->row_at(r, r->flip_rows ? r->source_height - 1 - y : y);
   if (r->source) return r->source->next(r);
   int status = spng_decode_row(r->spng, r->row, (size_t)r->source_width * 4);
   // SPNG_EOI comes with the last row; anything else before it is damage.
@@ -231,7 +232,12 @@ int pg_rows_start(PgRows *r, int oriented) {
   r->next = 0;
   r->band_first = -1;
   r->band_rows = 0;
-  r->band_mode = oriented && r->orientation > 2;
+  // A source read in any order is flipped and mirrored row by row; only a turn needs bands.
+  int flip_x, flip_y, turned;
+  pg_orientation_bits(r->orientation, &flip_x, &flip_y, &turned);
+  int direct = r->source && r->source->row_at && !turned;
+  r->flip_rows = oriented && direct && flip_y;
+  r->band_mode = oriented && r->orientation > 2 && !direct;
   r->pass_width = oriented ? r->width : r->source_width;
   r->pass_height = oriented ? r->height : r->source_height;
   if (r->band_mode) {
@@ -250,8 +256,9 @@ int pg_rows_start(PgRows *r, int oriented) {
     file_stop(r);
     return status;
   }
-  // Mirrored (2) rows are turned as they come; in file order (statistics) they stay as stored.
-  r->mirror_rows = oriented && r->orientation == 2;
+  // Mirrored (2; 3 read directly) rows are turned as they come; in file order (statistics)
+  // they stay as stored.
+  r->mirror_rows = oriented && flip_x;
   return r->kind == PG_FROM_JPEG ? jpeg_open(r, 0) : file_start(r);
 }
 
@@ -273,6 +280,7 @@ const uint8_t *pg_rows_next(PgRows *r) {
 }
 
 int pg_rows_read_through(PgRows *r) {
+  if (r->source && r->source->row_at) return PG_OK; // held whole and already valid: nothing to find
   if (r->band_mode) {
     // The first band of a flipped or turned picture reads the file to its last row.
     pg_rows_next(r);

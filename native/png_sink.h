@@ -7,19 +7,22 @@
 #include "pixelgate.h"
 
 // ---- Row sources: RGBA rows of the oriented image, top to bottom, one pass at a time.
-enum { PG_FROM_JPEG = 0, PG_FROM_PNG = 1, PG_FROM_WEBP = 2, PG_FROM_PLANES = 3 };
+enum { PG_FROM_JPEG = 0, PG_FROM_PNG = 1, PG_FROM_WEBP = 2, PG_FROM_PLANES = 3, PG_FROM_RGBA = 4 };
 
-// A row source kept in a file of its own (png_webp_rows.c, png_planes_rows.c): what pg_rows_*
-// call for its kind. `state` is the source's own. Its rows are the file's, in file order
-// (row `file_row` - 1 is asked for); png_rows.c turns them by the EXIF orientation.
+// A row source kept in a file of its own (png_webp_rows.c, png_planes_rows.c, rgba_rows.c):
+// what pg_rows_* call for its kind. `state` is the source's own. Its rows are the file's, in
+// file order (row `file_row` - 1 is asked for); png_rows.c turns them by the EXIF orientation.
+// A source whose rows can be read in any order (an RGBA raster held in JavaScript) has `row_at`
+// instead of `next`: a flipped or mirrored picture then takes its rows directly, without bands.
 typedef struct PgRows PgRows;
 typedef struct {
   int (*start)(PgRows *r);
   const uint8_t *(*next)(PgRows *r);
   void (*stop)(PgRows *r);
   void (*free)(PgRows *r);
+  const uint8_t *(*row_at)(PgRows *r, int y);
 } PgRowSource;
-extern const PgRowSource pg_webp_row_source, pg_planes_row_source;
+extern const PgRowSource pg_webp_row_source, pg_planes_row_source, pg_rgba_row_source;
 
 struct PgRows {
   int kind;
@@ -43,6 +46,7 @@ struct PgRows {
   int next;                  // next row of this pass
   int pass_width, pass_height; // this pass's rows: the output's, or the file's in file order
   int band_mode, mirror_rows;
+  int flip_rows;             // a source read in any order (row_at): this pass runs bottom up
   // WebP, planes (HEIC)
   const PgRowSource *source;
   void *state;

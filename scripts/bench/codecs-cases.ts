@@ -13,25 +13,25 @@
 //             chromaSubsampling: "4:2:0", bitdepth: 8 }): libheif + libaom; both map quality
 //             to the AV1 quantizer as (100 - q) * 63 / 100 and speed to aom's cpu-used.
 //   png q100  lossless, smallest exact layout (RGB for opaque), adaptive filter per row (minimum
-//             sum of absolute residuals, estimated on a sample of each row: png-filter.ts), zlib
-//             level L, the level png.ts picks for photographic rows (PNG_LEVEL_PHOTO; Z_FILTERED
-//             like libpng) -> sharp png({ compressionLevel: L, adaptiveFiltering: true }) (libpng:
-//             every byte of every filter, Z_FILTERED, zlib-ng), alpha removed for an opaque image
-//             so sharp writes RGB too. The level the service really used is read back from its
-//             zlib header (FLEVEL) and checked; the output sizes are printed.
+//             sum of absolute residuals over every byte, libpng's heuristic), deflated by
+//             libdeflate a part at a time, starting photographic rows at level L (FLEVEL 1, as
+//             zlib's 2 to 5) (native/png_sink.c, png_deflate.c LEVEL_PHOTO) -> sharp png({
+//             compressionLevel: L, adaptiveFiltering: true }) (libpng: every byte of every
+//             filter, Z_FILTERED, zlib-ng), alpha removed for an opaque image so sharp writes RGB
+//             too. The level class the service really used is read back from its zlib header
+//             (FLEVEL) and checked; the output sizes are printed.
 //   png q70   median-cut palette of 128 colours, no dithering; the lossless file is written as
 //             well (abandoned once longer) and the smaller one wins -> sharp png({ palette: true,
-//             colours: 128, dither: 0, compressionLevel: F }) with F = PNG_LEVEL_FLAT, the level
-//             png.ts deflates palettes with (libimagequant, its default effort): sharp does one
-//             encode where the service does two, so this ratio is the service's whole cost.
+//             colours: 128, dither: 0, compressionLevel: F }) with F = LEVEL_PALETTE, the level
+//             native/png_deflate.c deflates palettes with (libimagequant, its default effort):
+//             sharp does one encode where the service does two, so this ratio is the service's
+//             whole cost.
 //   decode    service: src/codecs decodeImage to RGBA -> sharp: decode, ensureAlpha, raw RGBA.
 //   whole     (file to file) service: recodeImage on the uploaded JPEG (or PNG), which for WebP,
 //             JPEG and PNG targets is one call into our own WASM build (libjpeg-turbo into libwebp, or
 //             libjpeg-turbo progressive with MozJPEG's table but without trellis) -> sharp: the
-//             same file decoded and encoded with the plan above. Our build's PNG writer filters
-//             with every byte of every filter (libpng's heuristic) and deflates with libdeflate:
-//             level 2 for photographic rows (FLEVEL 1, as zlib's 3; files smaller than zlib's at
-//             3), 6 for palettes (as zlib's 6), 9 for flat rows (native/png_deflate.c).
+//             same file decoded and encoded with the plan above, through the same PNG writer as a
+//             raster's (9 for flat rows besides the levels above: native/png_deflate.c).
 import type { Format, ServiceSettings } from "./codecs-service.ts";
 import { HEIC_INPUT, type InputKind } from "./codecs-images.ts";
 

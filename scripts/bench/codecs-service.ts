@@ -110,9 +110,9 @@ export interface ServiceSettings {
   jpegProgressive: boolean;
   /** libavif speed 0-10 (sharp's effort is 9 - speed). */
   avifSpeed: number;
-  /** zlib level the PNG encoder picks for photographic rows (png.ts PNG_LEVEL_PHOTO); sharp's compressionLevel. */
+  /** Deflate level the PNG writer starts photographic rows at (native/png_deflate.c LEVEL_PHOTO); sharp's compressionLevel. */
   pngLevel: number;
-  /** zlib level for flat images and palettes (png.ts PNG_LEVEL_FLAT). */
+  /** Deflate level for palettes (native/png_deflate.c LEVEL_PALETTE). */
   pngPaletteLevel: number;
   /** The PNG palette size for a compress quality below 100 (src/codecs/png.ts). */
   paletteSize: (quality: number) => number;
@@ -133,14 +133,14 @@ export async function serviceSettings(codecs: Codecs): Promise<ServiceSettings> 
   sources.push(avif.AVIF_SPEED === undefined ? "avif speed: AVIF_SPEED not exported, assumed 8" : "avif speed: AVIF_SPEED (src/codecs/avif.ts)");
   const webpMethod = fromSource("native/webp_sink.c", /->method\s*=\s*(\d+)/, "webp method", 4, sources);
   const progressive = fromSource("src/codecs/jpeg.ts", /\bprogressive:\s*(true|false)/, "jpeg progressive", 1, sources);
-  const png = (await import(pathToFileURL(path.join(REPO_ROOT, "src/codecs/png.ts")).href)) as { PNG_LEVEL_PHOTO: number; PNG_LEVEL_FLAT: number };
-  sources.push(`png zlib level: ${png.PNG_LEVEL_PHOTO} for photographic rows, ${png.PNG_LEVEL_FLAT} for palettes (src/codecs/png.ts)`);
+  const pngLevel = fromSource("native/png_deflate.c", /LEVEL_PHOTO\s*=\s*(\d+)/, "png deflate level for photographic rows", 2, sources);
+  const pngPaletteLevel = fromSource("native/png_deflate.c", /LEVEL_PALETTE\s*=\s*(\d+)/, "png deflate level for palettes", 6, sources);
   return {
     webpMethod,
     jpegProgressive: progressive === 1,
     avifSpeed,
-    pngLevel: png.PNG_LEVEL_PHOTO,
-    pngPaletteLevel: png.PNG_LEVEL_FLAT,
+    pngLevel,
+    pngPaletteLevel,
     paletteSize: codecs.paletteSizeForQuality,
     sources,
   };

@@ -4,12 +4,12 @@
 // Reading: OS/2 core headers and Windows BITMAPINFOHEADER through V5; 1, 4 and 8-bit palettes,
 // 16-bit (5-5-5 or bit fields), 24-bit and 32-bit (plain or bit fields, with alpha when a mask
 // or the data says so); RLE8 and RLE4. Bottom-up and top-down (negative height) rows.
-// Writing: 24-bit BI_RGB, bottom-up, alpha composited onto black (BMP readers commonly ignore
-// a fourth channel, so keeping it would not keep transparency anyway). No colour profile.
+// Writing (native/bmp_sink.c, laid out as bmpLayout says): 24-bit BI_RGB, bottom-up, alpha
+// composited onto black (BMP readers commonly ignore a fourth channel, so keeping it would not
+// keep transparency anyway). No colour profile.
 
 import { ByteReader, hasAscii, invalidImage } from "./bytes.ts";
 import { FORMAT_INFO, type RasterImage } from "./formats.ts";
-import { flattenOntoBlack } from "./raster.ts";
 
 export const BMP_INFO = FORMAT_INFO.bmp;
 
@@ -257,34 +257,4 @@ export function bmpLayout(width: number, height: number): { headerSize: number; 
   const stride = Math.ceil((width * 3) / 4) * 4;
   const headerSize = 14 + 40;
   return { headerSize, stride, size: headerSize + stride * height };
-}
-
-export async function encodeBmp(image: RasterImage): Promise<Uint8Array> {
-  const { width, height } = image;
-  const pixels = flattenOntoBlack(image);
-  const { headerSize, stride, size } = bmpLayout(width, height);
-  const out = new Uint8Array(size);
-  const v = new DataView(out.buffer);
-  out[0] = 0x42; // "BM"
-  out[1] = 0x4d;
-  v.setUint32(2, size, true);
-  v.setUint32(10, headerSize, true);
-  v.setUint32(14, 40, true);
-  v.setInt32(18, width, true);
-  v.setInt32(22, height, true); // positive: bottom-up, the form every reader supports
-  v.setUint16(26, 1, true); // planes
-  v.setUint16(28, 24, true);
-  v.setUint32(30, BI_RGB, true);
-  v.setUint32(34, stride * height, true);
-  v.setInt32(38, 2835, true); // 72 dpi in pixels per metre
-  v.setInt32(42, 2835, true);
-  for (let y = 0; y < height; y++) {
-    let d = headerSize + (height - 1 - y) * stride;
-    for (let x = 0, s = y * width * 4; x < width; x++, s += 4, d += 3) {
-      out[d] = pixels[s + 2]!;
-      out[d + 1] = pixels[s + 1]!;
-      out[d + 2] = pixels[s]!;
-    }
-  }
-  return out;
 }

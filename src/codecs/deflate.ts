@@ -1,10 +1,10 @@
-// zlib streams through the runtime's native zlib (node:zlib; "deflate" is the zlib format PNG
-// uses). Streaming keeps memory flat: neither side ever holds the whole uncompressed image as
-// one extra buffer. inflateAtMost is the exception, for data that must fit a known size (TIFF
-// strips). node:zlib rather than CompressionStream for deflating: it takes the level and
-// strategy, so the PNG encoder can use libpng's settings (PNG_DEFLATE).
+// Inflating zlib streams through the runtime's native zlib (node:zlib; "deflate" is the zlib
+// format PNG uses), for the PNG and TIFF decoders. Streaming keeps memory flat: the whole
+// compressed image is never inflated as one extra buffer. inflateAtMost is the exception, for
+// data that must fit a known size (TIFF strips). Deflating is the PNG writer's, in C
+// (native/png_deflate.c).
 
-import { constants, createDeflate, createInflate, deflateSync, inflateSync, type ZlibOptions } from "node:zlib";
+import { createInflate, inflateSync } from "node:zlib";
 import { concatBytes, invalidImage } from "./bytes.ts";
 
 /**
@@ -112,65 +112,3 @@ export function inflateInto(parts: Uint8Array[], consume: (chunk: Uint8Array) =>
 
 const INFLATE_CHUNK = 64 * 1024;
 const INFLATE_SLICE = 16 * 1024;
-
-/**
- * The zlib settings libpng writes filtered image rows with (and so sharp, whose PNG writer is
- * libpng): strategy Z_FILTERED (libpng's default whenever row filters are on; it matters from
- * level 4), memLevel 8, a 32 KB window. The level is chosen per image by the PNG encoder
- * (png.ts deflateLevelFor); 6 here is zlib's and libpng's default.
- */
-export const PNG_DEFLATE = { level: 6, strategy: constants.Z_FILTERED, memLevel: 8, windowBits: 15 } as const;
-
-/** `data` deflated into one zlib stream with `settings`, in one synchronous call. */
-export function deflateWhole(data: Uint8Array, settings: ZlibOptions): Uint8Array {
-  return deflateSync(data, settings);
-}
-
-/** Thrown inside deflateFrom when the output passes `maxBytes`; deflateFrom returns null then. */
-class OverBudget extends Error {}
-
-/**
- * Deflates what `produce` writes (in pieces of any size) into zlib format with `settings` and
- * returns the compressed pieces. Backpressure is respected, so only a few pieces are in flight.
- * With `maxBytes`, gives up and returns null as soon as the output is longer than that: a
- * caller comparing two encodings need not finish the one that already lost.
- */
-export async function deflateFrom(
-  produce: (write: (piece: Uint8Array) => Promise<void>) => Promise<void>,
-  settings: ZlibOptions = PNG_DEFLATE,
-  maxBytes = Infinity,
-): Promise<Uint8Array[] | null> {
-  const deflater = createDeflate({ ...settings, chunkSize: DEFLATE_CHUNK });
-  const out: Uint8Array[] = [];
-  let length = 0;
-  let failure: Error | null = null;
-  const finished = new Promise<void>((resolve) => {
-    deflater.on("data", (chunk: Uint8Array) => {
-      out.push(chunk);
-      length += chunk.length;
-      if (length > maxBytes && !failure) failure = new OverBudget();
-    });
-    deflater.on("error", (error: Error) => {
-      failure ??= error;
-      resolve();
-    });
-    deflater.on("end", () => resolve());
-  });
-  try {
-    await produce(async (piece) => {
-      if (failure) throw failure;
-      if (!deflater.write(piece)) await new Promise<void>((resolve) => deflater.once("drain", resolve));
-    });
-    if (failure) throw failure;
-    deflater.end();
-    await finished;
-    if (failure) throw failure;
-  } catch (error) {
-    deflater.destroy();
-    if (error instanceof OverBudget) return null;
-    throw error;
-  }
-  return out;
-}
-
-const DEFLATE_CHUNK = 64 * 1024;

@@ -15,13 +15,11 @@
 
 import { PixelgateError } from "../errors.ts";
 import { encodeAvif } from "./avif.ts";
-import { encodeBmp } from "./bmp.ts";
 import { FORMAT_INFO, type ImageFormat, type RasterImage } from "./formats.ts";
-import { encodeGif } from "./gif.ts";
 import { JPEG_DEFAULT_QUALITY } from "./jpeg.ts";
 import { assertFormatHolds } from "./header.ts";
-import { encodeRaster } from "./native.ts";
-import { encodePng } from "./png.ts";
+import { encodeRaster, encodeRgba } from "./native.ts";
+import { PNG_DEFAULT_QUALITY } from "./png.ts";
 import { assertRaster } from "./raster.ts";
 import { encodeTiff } from "./tiff.ts";
 import { WEBP_DEFAULT_QUALITY } from "./webp.ts";
@@ -35,14 +33,15 @@ export interface EncodeOptions {
 }
 
 const ENCODERS: Record<ImageFormat, (image: RasterImage, quality: number | undefined) => Promise<Uint8Array>> = {
-  png: (image, quality) => encodePng(image, { quality }),
   // Our own WASM build (native.ts) takes the raster a few rows at a time; jsquash's encoders
-  // (encodeJpeg, encodeWebp) took it whole, plus two copies.
+  // (encodeJpeg, encodeWebp) took it whole, plus two copies. PNG, GIF and BMP are the same C
+  // writers that write them from an upload's rows (native/png_sink.c, gif_sink.c, bmp_sink.c).
+  png: async (image, quality) => encodeRgba(image, "png", quality ?? PNG_DEFAULT_QUALITY),
   jpeg: async (image, quality) => encodeRaster(image, "jpeg", quality ?? JPEG_DEFAULT_QUALITY),
   webp: async (image, quality) => encodeRaster(image, "webp", quality ?? WEBP_DEFAULT_QUALITY),
   avif: (image, quality) => encodeAvif(image, { quality }),
-  gif: (image) => encodeGif(image),
-  bmp: (image) => encodeBmp(image),
+  gif: async (image) => encodeRgba(image, "gif"),
+  bmp: async (image) => encodeRgba(image, "bmp"),
   tiff: (image) => encodeTiff(image),
 };
 

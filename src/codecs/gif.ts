@@ -1,23 +1,21 @@
-// GIF: the first frame is decoded here (a small LZW decoder); omggif writes the output.
+// GIF: the first frame is decoded here (a small LZW decoder); native/gif_sink.c writes GIF
+// (encodeImage, and uploads written from their rows).
 //
 // Reading: animation is never preserved (spec 4.14), so only the first image is parsed and
 // decoded: a long animation costs no more than its first frame, and later frames are never
 // touched. The frame is composited onto a transparent canvas the size of the logical screen
 // and clipped to it.
 // Writing: one frame, no loop extension. At most 256 colours: an exact palette when the image
-// has that few, otherwise median cut (quantize.ts). Transparency is 1-bit: alpha < 128 becomes
-// the one transparent index, everything else is opaque. GIF has no metadata we could copy.
+// has that few, otherwise median cut (native/png_palette.c). Transparency is 1-bit: alpha < 128
+// becomes the one transparent index, everything else is opaque. GIF has no metadata we could copy.
 
-import { GifWriter } from "omggif";
 import { PixelgateError } from "../errors.ts";
 import { ByteReader, hasAscii, invalidImage } from "./bytes.ts";
 import { FORMAT_INFO, type RasterImage } from "./formats.ts";
 import { maxPixelsFor } from "./limits.ts";
-import { quantize } from "./quantize.ts";
 import { blankImage } from "./raster.ts";
 
 export const GIF_INFO = FORMAT_INFO.gif;
-export const GIF_MAX_COLORS = 256;
 
 interface FirstFrame {
   screenWidth: number;
@@ -271,26 +269,4 @@ function lzwDecode(
     previous = code;
   }
   if (filled > 0) onRow(k, row, filled);
-}
-
-export async function encodeGif(image: RasterImage): Promise<Uint8Array> {
-  const { width, height } = image;
-  const q = quantize(image, GIF_MAX_COLORS, "binary");
-  const entries = q.palette.length / 4;
-  // The colour table holds a power of two entries, at least 2.
-  let tableSize = 2;
-  while (tableSize < entries) tableSize *= 2;
-  const palette: number[] = new Array<number>(tableSize).fill(0);
-  for (let k = 0; k < entries; k++) {
-    palette[k] = (q.palette[k * 4]! << 16) | (q.palette[k * 4 + 1]! << 8) | q.palette[k * 4 + 2]!;
-  }
-  // Worst case LZW: one 12-bit code per pixel, plus one length byte per 255 data bytes, the
-  // colour table and the fixed blocks.
-  const worst = Math.ceil(((width * height * 12) / 8) * (256 / 255)) + tableSize * 3 + 1024;
-  const buffer = new Uint8Array(worst);
-  const writer = new GifWriter(buffer, width, height, { palette });
-  writer.addFrame(0, 0, width, height, q.indices as unknown as number[], q.transparentIndex >= 0 ? { transparent: q.transparentIndex } : {});
-  const size = writer.end();
-  // Copy out the used part so the worst-case buffer is not kept alive by the result.
-  return buffer.slice(0, size);
 }

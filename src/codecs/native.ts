@@ -79,6 +79,9 @@ interface NativeExports {
   pg_to_gif(input: number, data: number, size: number, width: number, height: number, orientation: number): number;
   pg_bmp_begin(input: number, data: number, size: number, width: number, height: number, orientation: number, chunkRows: number): number;
   pg_bmp_rows(): number;
+  pg_rgba_to_png(width: number, height: number, alpha: number, quality: number): number;
+  pg_rgba_to_gif(width: number, height: number, alpha: number): number;
+  pg_rgba_bmp_begin(width: number, height: number, alpha: number, chunkRows: number): number;
   pg_output_data(): number;
   pg_output_size(): number;
 }
@@ -109,10 +112,13 @@ export const wasiStubs = {
  * memory). `written`: where the pg_write import puts the pieces of a file the module hands out
  * as it writes it (a lossless PNG, a GIF, a WebP), copied out of WASM memory, within the WebP
  * settings' `fileBytes`. `planes`: what the pg_read_planes import copies in, a band of rows at a
- * time (the PNG writer reading a HEIC's planes).
+ * time (the PNG writer reading a HEIC's planes); `raster`: what pg_read_rgba copies in, a batch
+ * of rows at a time (the PNG, GIF and BMP writers reading a raster: encodeRgba).
  */
-function instantiate(file: Uint8Array | undefined, written: Uint8Array[], { planes, webp }: RunOptions): NativeExports {
+function instantiate(file: Uint8Array | undefined, written: Uint8Array[], { planes, raster, webp }: RunOptions): NativeExports {
   const fileBytes = webp?.fileBytes ?? Infinity;
+  // The raster's bytes as a Uint8Array over the same memory: copies between like arrays are plain copies.
+  const rasterBytes = raster && new Uint8Array(raster.data.buffer, raster.data.byteOffset, raster.data.byteLength);
   let exports: NativeExports | undefined;
   let offset = 0;
   const held: Uint8Array[] = [];
@@ -141,6 +147,10 @@ function instantiate(file: Uint8Array | undefined, written: Uint8Array[], { plan
       pg_read_at: readAt,
       pg_read_planes: (band: number, first: number, rows: number, batch: number) => {
         copyPlanesBand(planes!, planes!.width, new Uint8Array(exports!.memory.buffer), band, first, rows, batch);
+      },
+      pg_read_rgba: (dst: number, first: number, rows: number) => {
+        const rowBytes = raster!.width * 4;
+        new Uint8Array(exports!.memory.buffer, dst, rows * rowBytes).set(rasterBytes!.subarray(first * rowBytes, (first + rows) * rowBytes));
       },
       pg_write: (data: number, length: number) => {
         written.push(out(data, length));
@@ -484,6 +494,36 @@ export function encodeRaster(image: RasterImage, target: NativeTarget, quality: 
   return out;
 }
 
+/**
+ * Encodes an RGBA raster held in JavaScript as PNG (`quality` 100: lossless in the smallest exact
+ * layout; below: a palette of paletteSizeForQuality colours, or the lossless file when that is
+ * smaller), GIF (at most 256 colours, 1-bit transparency) or BMP (24-bit, alpha composited onto
+ * black): native/png_sink.c, gif_sink.c and bmp_sink.c reading the raster's rows through
+ * native/rgba_rows.c, a batch at a time, so WASM memory holds the writer's state and never a
+ * copy of the raster. A BMP's rows are written into the file's buffer as they come.
+ */
+export function encodeRgba(image: RasterImage, target: "png" | "gif" | "bmp", quality = 100): Uint8Array {
+  const { width, height } = image;
+  const alpha = imageHasAlpha(image) ? 1 : 0;
+  const options: RunOptions = { raster: image };
+  if (target === "bmp") {
+    const { stride, size } = bmpLayout(width, height);
+    const chunkRows = Math.max(1, Math.floor(BMP_PIECE_BYTES / stride));
+    const started = startNative("bmp", (native) => native.pg_rgba_bmp_begin(width, height, alpha, chunkRows), undefined, options);
+    if (!started) throw new PixelgateError("internal_error", "The native encoder refused a raster.");
+    const file = new Uint8Array(size);
+    let at = 0;
+    for (const piece of bmpPieces(started.native, started.written)) {
+      file.set(piece, at);
+      at += piece.length;
+    }
+    return file;
+  }
+  const out = runNative(target, (native) => (target === "png" ? native.pg_rgba_to_png(width, height, alpha, quality) : native.pg_rgba_to_gif(width, height, alpha)), undefined, options);
+  if (!out) throw new PixelgateError("internal_error", "The native encoder refused a raster.");
+  return out;
+}
+
 /** How YCbCr samples encode colour: the matrix's luma weights of red and blue, and the range. */
 export interface PlanesEncoding {
   kr: number;
@@ -602,6 +642,7 @@ export function setCoefficientWindow(bytes: number | null): void {
 interface RunOptions {
   view?: boolean;
   planes?: YCbCrImage;
+  raster?: RasterImage;
   webp?: WebpSettings;
 }
 

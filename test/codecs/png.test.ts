@@ -1,5 +1,6 @@
-// PNG: our own encoder (layout choice, quality = palette size) and decoder (every colour type,
-// bit depth, tRNS, interlacing, broken streams).
+// PNG: the writer encodeImage uses (native/png_sink.c: layout choice, deflate level, row
+// filters, quality = palette size) and our decoder (every colour type, bit depth, tRNS,
+// interlacing, broken streams).
 
 import { constants, deflateSync, inflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
@@ -95,35 +96,52 @@ function idatStream(png: Uint8Array): Uint8Array {
   return concat(...pngChunks(png).filter((chunk) => chunk.type === "IDAT").map((chunk) => chunk.data));
 }
 
-/** Flat colour blocks with thin lines, like a chart or a screenshot: filters to mostly zeros. */
-function graphicLike(width: number, height: number) {
-  return image(width, height, (x, y) => {
-    if (x % 50 === 0 || y % 40 === 0) return [30, 30, 40, 255];
-    return (x >> 6) % 2 ? [240, 240, 245, 255] : [60 + (y >> 5), 120, 200, 255];
-  });
-}
-
-describe("PNG zlib level per image", () => {
-  // The zlib header's FLEVEL field: 1 for levels 2 to 5, 2 for level 6.
+describe("PNG deflate level per part (native/png_deflate.c)", () => {
+  // The zlib header's FLEVEL field, from the first part's level: 1 for libdeflate's 2 to 5, 2
+  // for 6, 3 for 7 and up.
   const flevel = (png: Uint8Array) => idatStream(png)[1]! >> 6;
 
-  it("flat images are deflated at zlib's default level 6, photographic ones at level 3", async () => {
-    const flat = graphicLike(300, 200);
+  it("rows that filter to mostly zeros start at level 9, photographic rows at 2, a photo's palette at 6", async () => {
+    const flat = gradient(300, 200);
     const flatPng = await encodeImage(flat, "png");
-    expect(flevel(flatPng)).toBe(2);
+    expect(pngLayout(flatPng).colorType).toBe(2);
+    expect(flevel(flatPng)).toBe(3);
     expect(maxDiff(flat, await decodePng(flatPng))).toBe(0);
 
     const photo = photoLike(300, 200);
     const photoPng = await encodeImage(photo, "png");
     expect(flevel(photoPng)).toBe(1);
     expect(maxDiff(photo, await decodePng(photoPng))).toBe(0);
+
+    const palette = await encodeImage(photo, "png", { quality: 70 });
+    expect(pngLayout(palette).colorType).toBe(3);
+    expect(flevel(palette)).toBe(2);
   });
 
-  it("level 6 makes a flat image smaller than level 3 would on the same rows", async () => {
-    const stream = idatStream(await encodeImage(graphicLike(400, 300), "png"));
+  it("a flat image comes out smaller than zlib's level 3 would make the same rows", async () => {
+    const stream = idatStream(await encodeImage(gradient(400, 300), "png"));
     const rows = inflateSync(stream);
     const atLevel3 = deflateSync(rows, { level: 3, strategy: constants.Z_FILTERED });
     expect(stream.length).toBeLessThan(atLevel3.length * 0.9);
+  });
+
+  it("each row takes the filter that turns it into zeros (native/png_filter.c)", async () => {
+    // Rows of noise where every other row repeats the one above: Up (2) turns those into zeros.
+    let seed = 3;
+    const noise = image(200, 40, (x, y) => {
+      if (y % 2 === 1) return [0, 0, 0, 0]; // filled below
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      return [seed >>> 24, (seed >>> 16) & 255, (seed >>> 8) & 255, 255];
+    });
+    for (let y = 1; y < 40; y += 2) noise.data.copyWithin(y * 800, (y - 1) * 800, y * 800);
+    const png = await encodeImage(noise, "png");
+    const rows = inflateSync(idatStream(png));
+    const stride = 1 + 200 * 3;
+    for (let y = 1; y < 40; y += 2) {
+      expect(rows[y * stride], `row ${y}`).toBe(2);
+      expect(rows.subarray(y * stride + 1, (y + 1) * stride).every((v) => v === 0), `row ${y}`).toBe(true);
+    }
+    expect(maxDiff(noise, await decodePng(png))).toBe(0);
   });
 });
 
