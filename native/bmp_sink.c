@@ -1,5 +1,5 @@
-// JPEG, PNG, WebP or YCbCr planes in, BMP out, without an RGBA raster and without the file: the
-// rules of the TypeScript encoder (src/codecs/bmp.ts): a 54-byte header (BITMAPINFOHEADER,
+// JPEG, PNG, WebP, YCbCr planes or an RGBA raster in, BMP out, without the file whole: a
+// 54-byte header (BITMAPINFOHEADER,
 // 24-bit BI_RGB, 2835 pixels per metre, no colour table), rows bottom-up (positive height, the
 // form every reader takes), each padded to 4 bytes, pixels BGR with alpha composited onto black.
 //
@@ -7,7 +7,8 @@
 // the oriented picture read from its last row up, that is the picture turned by its EXIF
 // orientation and then flipped top to bottom, which is itself one of the eight orientations
 // (BOTTOM_UP). The row source hands those rows out in order, in bands of output rows
-// (png_rows.c: each band decodes the file again), and the file leaves WASM memory a few rows at
+// (png_rows.c: each band decodes the file again; a raster's rows are read bottom up directly),
+// and the file leaves WASM memory a few rows at
 // a time (pg_bmp_rows) when the answer's reader asks for them. So neither the picture nor the
 // file is ever whole anywhere; src/codecs/native.ts keeps the instance between the calls.
 #include <stdlib.h>
@@ -48,7 +49,7 @@ static void write_header(int width, int height, size_t stride) {
   pg_write(h, HEADER_BYTES);
 }
 
-// A channel composited onto black as the TypeScript encoder rounds it: (c * a + 127) / 255
+// A channel composited onto black as browsers round it: (c * a + 127) / 255
 // stored in a clamped byte array, which rounds to nearest (never a tie for these values).
 static inline uint8_t onto_black(int c, int a) { return (uint8_t)((2 * c * a + 509) / 510); }
 

@@ -1,7 +1,7 @@
-// JPEG or PNG in, GIF out, without an RGBA raster: one pass over the rows for the statistics
+// Every GIF the service writes, from a row source (png_rows.c: an upload's rows, a HEIC's planes
+// or a raster held in JavaScript): one pass over the rows for the statistics
 // (png_stats.c, with 1-bit transparency applied), a palette, then a second pass whose rows are
-// mapped to palette indices and LZW-coded straight into the file (gif_writer.c). The rules are
-// the TypeScript encoder's (src/codecs/gif.ts with quantize.ts in "binary" mode):
+// mapped to palette indices and LZW-coded straight into the file (gif_writer.c). The rules:
 // - at most 256 colours: the image's own when it has that few (in the order first seen, the
 //   transparent entry last), otherwise median cut over the histogram (png_palette.c);
 // - alpha below 128 is the one transparent entry, every other pixel is opaque; no dithering;
@@ -16,7 +16,7 @@
 
 typedef struct {
   const PgStats *stats;
-  PgPalette palette;        // entries in the TypeScript quantizer's order
+  PgPalette palette;        // entries: opaque colours first, the transparent one last
   int median_cut;
   uint8_t exact_entry[PG_EXACT_MAX]; // exact palette: the entry of each colour, by first-seen rank
 } GifColours;

@@ -1,6 +1,6 @@
 // GIF's variable-length-code LZW, streamed: indices go in a row at a time, codes come out packed
-// into the sub-blocks of the image data. The coding decisions are those of omggif's writer (the
-// TypeScript encoder, src/codecs/gif.ts), so both write the same bytes for the same indices:
+// into the sub-blocks of the image data. The coding decisions are those of omggif's writer, so
+// both write the same bytes for the same indices:
 // a clear code first; a string's code is written when the string plus the next index is not in
 // the table; the code size grows when the next free code needs another bit; when the table is
 // full (4096 codes) a clear code follows at 12 bits and the table starts over.

@@ -1,14 +1,12 @@
 // PNG row filtering: per row the filter with the smallest sum of absolute signed residuals,
-// libpng's choice with all filters enabled (sharp's adaptiveFiltering), and the TypeScript
-// encoder's (src/codecs/png-filter.ts).
+// libpng's choice with all filters enabled (sharp's adaptiveFiltering).
 //
 // With WebAssembly SIMD (how the module is built) the five sums are taken over every byte of the
 // row, 16 bytes at a time, as libpng does; then the winner is computed, 16 bytes at a time too. A
 // residual depends only on raw bytes (the byte, its left neighbour, the byte above and the one
 // above left), never on another residual, so the lanes are independent. Without SIMD, the sums
 // are estimated on every 7th or 8th byte (a step coprime to the pixel size, so every channel is
-// sampled), as the TypeScript encoder does: trying every filter on every byte one at a time cost
-// more than deflate itself.
+// sampled): trying every filter on every byte one at a time cost more than deflate itself.
 #include <stdlib.h>
 #include "png_sink.h"
 #ifdef __wasm_simd128__

@@ -1,6 +1,6 @@
 // The palette of a PNG written below quality 100: the image's own colours when they fit, else a
-// variance-based median cut over the histogram png_stats.c gathered, the same method as the
-// TypeScript quantizer (src/codecs/quantize.ts, "full" alpha mode): the box with the largest
+// variance-based median cut over the histogram png_stats.c gathered (alpha as a fourth channel
+// for PNG; for GIF, 1-bit transparency and R, G and B only): the box with the largest
 // weighted squared error is split at the population median of its widest channel until the
 // palette is full; entries are the means of the real pixels in each box, then one k-means step
 // at bin resolution moves each bin to its nearest mean. Fully transparent pixels get one entry
@@ -40,7 +40,7 @@ static int channel(const PgStats *s, uint32_t b, int ch) {
 }
 
 // The channels the error measure and the nearest-entry search look at: alpha only when the
-// palette carries it (the TypeScript quantizer's "binary" mode, for GIF, measures R, G and B).
+// palette carries it (GIF's 1-bit transparency measures R, G and B).
 static int measured_channels(const PgStats *s) { return s->binary_alpha ? 3 : 4; }
 
 static Box measure(const Cut *c, int start, int end) {

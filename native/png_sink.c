@@ -1,6 +1,7 @@
-// JPEG or PNG in, PNG out, a row at a time: rows come from png_rows.c, are laid out (palette,
+// Every PNG the service writes, a row at a time: rows come from png_rows.c (a JPEG, PNG or WebP
+// upload, a HEIC's planes, or a raster held in JavaScript: rgba_rows.c), are laid out (palette,
 // grey, grey + alpha, RGB or RGBA), filtered (png_filter.c) and deflated straight into IDAT
-// chunks. The rules are the TypeScript encoder's (src/codecs/png.ts):
+// chunks. The rules (src/codecs/png.ts says them to callers):
 // - quality 100: lossless in the smallest exact layout (a palette for at most 256 colours when
 //   that is not a grey image of more than 16, 8-bit grey for grey images, RGB when opaque);
 // - below 100: a palette of 2^(quality/10) colours (png_palette.c), and the lossless file is
@@ -114,7 +115,7 @@ static Layout palette_layout(const PgPalette *p, const PgStats *s) {
   return l;
 }
 
-// The smallest exact layout, from the statistics (the TypeScript encoder's losslessLayout).
+// The smallest exact layout, from the statistics.
 static Layout lossless_layout(const PgPalette *exact, const PgStats *s) {
   if (s->exact_count <= PG_EXACT_MAX && (s->exact_count <= 16 || !s->gray)) return palette_layout(exact, s);
   Layout l = {RGBA, 8, 4, 1, NULL, s};

@@ -1,7 +1,8 @@
 // Pixelgate's own WASM codec build (native/*.c, built by scripts/build-wasm.sh from Debian's
-// libjpeg-turbo, libwebp, libspng and zlib sources; docs/native-codecs.md): WebP and JPEG out,
-// from a JPEG, PNG or WebP file in one call, or from an RGBA raster or YCbCr planes (a HEIC
-// decoded by libheif) held in JavaScript.
+// libjpeg-turbo, libwebp, libspng, zlib and libdeflate sources; docs/native-codecs.md): WebP,
+// JPEG, PNG, GIF and BMP out, from a JPEG, PNG or WebP file in one call, or from an RGBA raster
+// or YCbCr planes (a HEIC decoded by libheif) held in JavaScript. Every PNG, GIF and BMP the
+// service writes comes from here.
 //
 // Why not jsquash here: its bindings take and return whole RGBA rasters, so a 12 MP JPEG to
 // WebP held the image as the decoder's WASM output, its JS copy, the encoder's embind copy and
@@ -255,7 +256,7 @@ export function transcodePng(bytes: Uint8Array, size: { width: number; height: n
  * Re-encodes a whole JPEG (structure already checked, EXIF `orientation` applied), PNG
  * (non-interlaced) or still WebP file as PNG without a raster (native/png_sink.c): quality 100 lossless in the
  * smallest exact layout, below 100 a palette of 2^(quality/10) colours unless the lossless file
- * is smaller, the rules of the TypeScript encoder (png.ts). The file is decoded once for its
+ * is smaller, the rules png.ts states. The file is decoded once for its
  * statistics and once per file written. Null for what this path leaves to the general one (CMYK
  * JPEG, interlaced PNG, animated WebP); invalid_image for damaged data or a size other than the
  * header's.
@@ -332,8 +333,8 @@ function rowSource(native: NativeExports, bytes: Uint8Array, input: keyof typeof
 
 /**
  * Re-encodes a whole JPEG (structure already checked, EXIF `orientation` applied), PNG
- * (non-interlaced) or still WebP file as GIF or BMP without a raster, the TypeScript encoders' rules (gif.ts
- * with quantize.ts, bmp.ts): native/gif_sink.c, native/bmp_sink.c. A GIF decodes the file twice
+ * (non-interlaced) or still WebP file as GIF or BMP without a raster, the rules encodeRgba
+ * writes a raster with: native/gif_sink.c, native/bmp_sink.c. A GIF decodes the file twice
  * (statistics for its palette, then the rows) and leaves WASM memory in pieces as it is written;
  * a BMP is streamBmp's, joined. Null for what this path leaves to the general one (CMYK JPEG, interlaced PNG, animated WebP);
  * invalid_image for damaged data or a size other than the header's.

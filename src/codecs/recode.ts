@@ -24,7 +24,7 @@ const NATIVE_TARGETS: Partial<Record<ImageFormat, number>> = {
   tiff: TIFF_JPEG_QUALITY,
   // Above libavif's single-image limit only (route-table.ts AVIF rows).
   avif: AVIF_DEFAULT_QUALITY,
-  // GIF and BMP take no quality; their writers follow the TypeScript encoders' fixed rules.
+  // GIF and BMP take no quality; their writers' rules are fixed (native/gif_sink.c, bmp_sink.c).
   gif: 100,
   bmp: 100,
 };

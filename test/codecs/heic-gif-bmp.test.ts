@@ -1,6 +1,6 @@
 // HEIC to GIF and BMP through our HEVC decoder's planes (heic-tiles.ts heicPlanesFromTiles) and
 // the row writers (native/png_planes_rows.c into gif_sink.c, bmp_sink.c): the file must be the
-// general path's (the TypeScript encoders gif.ts and bmp.ts) for the same decoded pixels, which
+// general path's (encodeImage reading the decoded raster's rows) for the same decoded pixels, which
 // the lossless PNG of the same planes shows (its rows come from the same row source).
 
 import { Buffer } from "node:buffer";

@@ -1,7 +1,8 @@
 // GIF and BMP as targets of our own WASM build (native/gif_sink.c, native/bmp_sink.c via
 // native.ts transcodeToPalette): JPEG and PNG files written a row at a time, checked against the
-// general path (decode to a raster, then the TypeScript encoders gif.ts and bmp.ts) byte for
-// byte where both see the same pixels in the same order, and by decoding the result otherwise.
+// general path (decode to a raster, then the same writers reading the raster's rows:
+// encodeImage) byte for byte where both see the same pixels in the same order, and by decoding
+// the result otherwise.
 
 import { describe, expect, it } from "vitest";
 import { GifReader } from "omggif";
@@ -40,7 +41,7 @@ async function decoded(bytes: Uint8Array, format: "gif" | "bmp" | "png" | "jpeg"
   return decodeImage(bytes, readHeader(bytes, format));
 }
 
-/** The general path's file: the TypeScript decoder's raster through the TypeScript encoder. */
+/** The general path's file: the TypeScript decoder's raster through encodeImage. */
 async function general(bytes: Uint8Array, input: "png" | "jpeg", target: "gif" | "bmp"): Promise<Uint8Array> {
   return encodeImage(await decoded(bytes, input), target);
 }
@@ -55,7 +56,7 @@ const sources: [string, RasterImage][] = [
 describe("GIF and BMP from PNG", () => {
   for (const [name, source] of sources) {
     for (const target of ["gif", "bmp"] as const) {
-      it(`${name} to ${target}: the TypeScript encoder's bytes`, async () => {
+      it(`${name} to ${target}: the bytes its decoded raster gives`, async () => {
         const png = await encodeImage(source, "png");
         const out = transcodeToPalette(png, readHeader(png, "png"), "png", target)!;
         expect(out).not.toBeNull();
@@ -77,7 +78,7 @@ describe("GIF and BMP from PNG", () => {
     expect(new GifReader(transcodeToPalette(png, readHeader(png, "png"), "png", "gif")!).numFrames()).toBe(1);
   });
 
-  it("BMP composites alpha onto black, rounding as the TypeScript encoder does", async () => {
+  it("BMP composites alpha onto black, rounding (c * a + 127) / 255 to nearest", async () => {
     const source = alphaSteps(45, 33);
     const png = await encodeImage(source, "png");
     const back = await decoded(transcodeToPalette(png, readHeader(png, "png"), "png", "bmp")!, "bmp");
@@ -120,8 +121,8 @@ describe("GIF and BMP from JPEG", () => {
     const flat = await encodeImage(image(40, 30, (x, y) => (x < 20 !== y < 10 ? [0, 0, 0, 255] : [255, 255, 255, 255])), "jpeg", { quality: 100 });
     const tagged = withJpegSegments(flat, exifApp1(6));
     const out = transcodeToPalette(tagged, readHeader(tagged, "jpeg"), "jpeg", "gif", 6)!;
-    const viaTs = await general(tagged, "jpeg", "gif");
-    expect(maxDiff(await decoded(out, "gif"), await decoded(viaTs, "gif"))).toBe(0);
+    const viaRaster = await general(tagged, "jpeg", "gif");
+    expect(maxDiff(await decoded(out, "gif"), await decoded(viaRaster, "gif"))).toBe(0);
   });
 
   it("answers invalid_image for data cut short or a size other than the header's", async () => {
