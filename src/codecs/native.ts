@@ -114,9 +114,10 @@ export const wasiStubs = {
  * as it writes it (a lossless PNG, a GIF, a WebP), copied out of WASM memory, within the WebP
  * settings' `fileBytes`. `planes`: what the pg_read_planes import copies in, a band of rows at a
  * time (the PNG writer reading a HEIC's planes); `raster`: what pg_read_rgba copies in, a batch
- * of rows at a time (the PNG, GIF and BMP writers reading a raster: encodeRgba).
+ * of rows at a time (the PNG, GIF and BMP writers reading a raster: encodeRgba); `into`: where
+ * pg_write copies the file instead, piece after piece (a BMP of known size).
  */
-function instantiate(file: Uint8Array | undefined, written: Uint8Array[], { planes, raster, webp }: RunOptions): NativeExports {
+function instantiate(file: Uint8Array | undefined, written: Uint8Array[], { planes, raster, into, webp }: RunOptions): NativeExports {
   const fileBytes = webp?.fileBytes ?? Infinity;
   // The raster's bytes as a Uint8Array over the same memory: copies between like arrays are plain copies.
   const rasterBytes = raster && new Uint8Array(raster.data.buffer, raster.data.byteOffset, raster.data.byteLength);
@@ -124,6 +125,7 @@ function instantiate(file: Uint8Array | undefined, written: Uint8Array[], { plan
   let offset = 0;
   const held: Uint8Array[] = [];
   let handedOut = 0;
+  let filled = 0;
   /** A copy of what the module hands out, within the file's allowance. */
   const out = (data: number, length: number): Uint8Array => {
     handedOut += length;
@@ -154,7 +156,9 @@ function instantiate(file: Uint8Array | undefined, written: Uint8Array[], { plan
         new Uint8Array(exports!.memory.buffer, dst, rows * rowBytes).set(rasterBytes!.subarray(first * rowBytes, (first + rows) * rowBytes));
       },
       pg_write: (data: number, length: number) => {
-        written.push(out(data, length));
+        if (!into) return void written.push(out(data, length));
+        into.set(new Uint8Array(exports!.memory.buffer, data, length), filled);
+        filled += length;
       },
       // libwebp's token partition, handed out as it grows (native/libwebp-memory.patch): held
       // until libwebp writes the file up to where the partition starts.
@@ -501,26 +505,21 @@ export function encodeRaster(image: RasterImage, target: NativeTarget, quality: 
  * smaller), GIF (at most 256 colours, 1-bit transparency) or BMP (24-bit, alpha composited onto
  * black): native/png_sink.c, gif_sink.c and bmp_sink.c reading the raster's rows through
  * native/rgba_rows.c, a batch at a time, so WASM memory holds the writer's state and never a
- * copy of the raster. A BMP's rows are written into the file's buffer as they come.
+ * copy of the raster. A BMP's rows are copied into the file's buffer as they come.
  */
 export function encodeRgba(image: RasterImage, target: "png" | "gif" | "bmp", quality = 100): Uint8Array {
   const { width, height } = image;
   const alpha = imageHasAlpha(image) ? 1 : 0;
-  const options: RunOptions = { raster: image };
   if (target === "bmp") {
     const { stride, size } = bmpLayout(width, height);
     const chunkRows = Math.max(1, Math.floor(BMP_PIECE_BYTES / stride));
-    const started = startNative("bmp", (native) => native.pg_rgba_bmp_begin(width, height, alpha, chunkRows), undefined, options);
-    if (!started) throw new PixelgateError("internal_error", "The native encoder refused a raster.");
     const file = new Uint8Array(size);
-    let at = 0;
-    for (const piece of bmpPieces(started.native, started.written)) {
-      file.set(piece, at);
-      at += piece.length;
-    }
+    const started = startNative("bmp", (native) => native.pg_rgba_bmp_begin(width, height, alpha, chunkRows), undefined, { raster: image, into: file });
+    if (!started) throw new PixelgateError("internal_error", "The native encoder refused a raster.");
+    while (started.native.pg_bmp_rows() > 0);
     return file;
   }
-  const out = runNative(target, (native) => (target === "png" ? native.pg_rgba_to_png(width, height, alpha, quality) : native.pg_rgba_to_gif(width, height, alpha)), undefined, options);
+  const out = runNative(target, (native) => (target === "png" ? native.pg_rgba_to_png(width, height, alpha, quality) : native.pg_rgba_to_gif(width, height, alpha)), undefined, { raster: image });
   if (!out) throw new PixelgateError("internal_error", "The native encoder refused a raster.");
   return out;
 }
@@ -644,6 +643,7 @@ interface RunOptions {
   view?: boolean;
   planes?: YCbCrImage;
   raster?: RasterImage;
+  into?: Uint8Array;
   webp?: WebpSettings;
 }
 
