@@ -82,6 +82,10 @@ int pg_bmp_rows(void) {
     const uint8_t *px = pg_rows_next(&bmp.rows);
     uint8_t *row = bmp.out + (size_t)k * bmp.stride;
     for (int x = 0; x < w; x++, px += 4) {
+      if (px[3] == 255) { // opaque: no division
+        row[3 * x] = px[2], row[3 * x + 1] = px[1], row[3 * x + 2] = px[0];
+        continue;
+      }
       row[3 * x] = onto_black(px[2], px[3]);
       row[3 * x + 1] = onto_black(px[1], px[3]);
       row[3 * x + 2] = onto_black(px[0], px[3]);
