@@ -187,15 +187,15 @@ const NOTES = `  Notes
     both sides ran at comparable settings; AVIF is the exception: libheif (sharp) and libavif map
     quality 50 to different quantizers, so sharp's AVIF files are larger at the same setting.
     "sharp cpu/wall" near 1.0 means sharp used one thread, like the Worker; the service's own
-    cpu/wall is printed per case too (above 1.0: node:zlib's thread pool deflated a PNG alongside
-    the JS filtering, which workerd does not do, so such a ratio flatters the service).
+    cpu/wall is printed per case too (above 1.0: work left the JS thread, which workerd does not
+    allow, so such a ratio would flatter the service).
   - Rows marked * are past the service's pixel limit: decoded with the format's own decoder
     (bench/codecs-service.ts decodeBeyondLimit) to measure what the limit keeps out.
   - Peak memory = live WASM linear memory + JS ArrayBuffers of one request (upload, raster, output,
     codec scratch), sampled after every WASM->JS call and every event-loop turn in a fresh process,
     with a full GC before each codec instance is created and between decode and encode. JS buffers
-    that are garbage but not yet collected count (the TypeScript PNG codec's figures move by ~10%
-    between runs for that reason). "heap" (V8 heap growth) and the request's base64 text and the
+    that are garbage but not yet collected count (figures with large JS buffers move between runs
+    for that reason). "heap" (V8 heap growth) and the request's base64 text and the
     response's data URI (strings) come on top. "RSS delta" is the kernel's peak-RSS growth of the
     same process, as a cross-check (it also holds the heap, allocator slack and WASM compilation).
   - "grow slack": WASM memory committed beyond the largest size a codec asked for; the emscripten

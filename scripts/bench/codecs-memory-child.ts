@@ -21,7 +21,7 @@
 // Sampling points: after every call from WASM into JS (memory grows only through the
 // emscripten_resize_heap import, and embind builds its JS result arrays in imports, so this
 // sees each codec's largest memory together with what JS holds at that moment), on every
-// event-loop turn (the TypeScript PNG codec between its zlib stream chunks), and at the stage
+// event-loop turn (a decoder between its zlib stream chunks), and at the stage
 // boundaries. A full GC runs before each WASM instance is created and between decode and
 // encode, so "live between stages" shows whether the decoder's memory is really released.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";

@@ -34,7 +34,7 @@ export interface TimingResult {
   sharpBytes: number | null;
   /** CPU time / wall time of sharp's runs: about 1 when it really ran on one thread. */
   sharpCpuPerWall: number;
-  /** The same for the service: above 1 when work left the JS thread (node:zlib's thread pool). */
+  /** The same for the service: above 1 when work left the JS thread (node:zlib's thread pool, as the PNG decoder's inflate). */
   serviceCpuPerWall: number;
   problems: string[];
 }

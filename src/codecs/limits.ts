@@ -53,7 +53,7 @@ export const DECODE_BYTES_PER_PIXEL: Record<InputFormat, number> = {
 export const ENCODE_BYTES_PER_PIXEL: Record<ImageFormat, number> = {
   webp: 14.2,
   jpeg: 18.5,
-  png: 12.6, // the TypeScript encoder's zlib buffers: 123 to 154 MB at 12 MP between runs
+  png: 12.6, // an upper bound: set for the TypeScript encoder the C writer replaced (docs/codecs.md)
   avif: 33,
   // Not re-measured: sized so the earlier limits below still hold.
   gif: 22,
