@@ -62,6 +62,12 @@ static int jpeg_open(PgRows *r, int keep) {
   r->cinfo.dct_method = JDCT_ISLOW; // as the general path's decoder, so lossless means the same pixels
   r->kept = keep && r->cinfo.progressive_mode;
   r->cinfo.buffered_image = r->kept ? TRUE : FALSE;
+  // Scaled (resize.c): libjpeg's inverse DCT makes 1/2, 1/4 or 1/8 of the size directly, so the
+  // full-size samples are never made. Only in file order, never with bands.
+  if (r->scale_denom > 1) {
+    r->cinfo.scale_num = 1;
+    r->cinfo.scale_denom = (unsigned int)r->scale_denom;
+  }
   jpeg_start_decompress(&r->cinfo);
   // A memory source never suspends; a file cut short ends in the EOI marker libjpeg makes up.
   while (r->kept && !jpeg_input_complete(&r->cinfo)) {

@@ -35,6 +35,7 @@ struct PgRows {
   struct jpeg_decompress_struct cinfo;
   struct jpeg_error_mgr err;
   int open;                  // cinfo is live
+  int scale_denom;           // 2, 4 or 8: a file-order pass decodes at that fraction by libjpeg's DCT scaling (resize.c); else 1
   int kept;                  // cinfo holds a progressive file's coefficients for every band (buffered-image mode)
   uint8_t *band;             // oriented rows of the current band (turned or flipped images)
   int band_first, band_rows, band_capacity;

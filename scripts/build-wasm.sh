@@ -59,7 +59,7 @@ WEBP_SOURCES=$(cd "$WEBP" && ls src/enc/*.c src/dec/*.c src/dsp/*.c src/utils/*.
 
 # Standalone WASM (WASI-style imports, no JS glue: src/codecs/native.ts instantiates it), memory
 # grown exactly as malloc asks, no filesystem, no threads. pg_fail is our import (pixelgate.h).
-LDFLAGS="--no-entry -sSTANDALONE_WASM -sFILESYSTEM=0 -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=1mb -sTOTAL_STACK=256kb -sERROR_ON_UNDEFINED_SYMBOLS=0 -sEXPORTED_FUNCTIONS=_malloc,_free,_pg_jpeg_to_webp,_pg_jpeg_to_jpeg,_pg_raster_begin,_pg_raster_rows,_pg_raster_end,_pg_png_to,_pg_to_png,_pg_planes_to_png,_pg_planes_to_gif,_pg_planes_bmp_begin,_pg_planes_begin,_pg_planes_rows,_pg_planes_end,_pg_planes_orientation,_pg_webp_to_webp,_pg_webp_to_jpeg,_pg_jpeg_baseline,_pg_to_gif,_pg_bmp_begin,_pg_bmp_rows,_pg_jpeg_window,_pg_webp_low_memory,_pg_webp_token_cap,_pg_output_data,_pg_output_size,_pg_rgba_to_png,_pg_rgba_to_gif,_pg_rgba_bmp_begin"
+LDFLAGS="--no-entry -sSTANDALONE_WASM -sFILESYSTEM=0 -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=1mb -sTOTAL_STACK=256kb -sERROR_ON_UNDEFINED_SYMBOLS=0 -sEXPORTED_FUNCTIONS=_malloc,_free,_pg_jpeg_to_webp,_pg_jpeg_to_jpeg,_pg_raster_begin,_pg_raster_rows,_pg_raster_end,_pg_png_to,_pg_to_png,_pg_planes_to_png,_pg_planes_to_gif,_pg_planes_bmp_begin,_pg_planes_begin,_pg_planes_rows,_pg_planes_end,_pg_planes_orientation,_pg_webp_to_webp,_pg_webp_to_jpeg,_pg_jpeg_baseline,_pg_to_gif,_pg_bmp_begin,_pg_bmp_rows,_pg_jpeg_window,_pg_webp_low_memory,_pg_webp_token_cap,_pg_output_data,_pg_output_size,_pg_rgba_to_png,_pg_rgba_to_gif,_pg_rgba_bmp_begin,_pg_resize_file,_pg_resize_begin,_pg_resize_rows,_pg_resize_end"
 
 # zlib (libspng inflates PNG data with it; its encoder side links deflate too) and libspng,
 # compiled directly.

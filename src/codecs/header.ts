@@ -73,7 +73,7 @@ export function assertRecodable(source: { width: number; height: number; format:
  * into RGB (ours take YCbCr, grey and RGB; jsquash's decoder refuses it too), so it is refused
  * from its header, before the charge, rather than failing after it.
  */
-function assertJpegColourReadable(bytes: Uint8Array): void {
+export function assertJpegColourReadable(bytes: Uint8Array): void {
   const { colorSpace } = readJpegFrame(bytes);
   if (colorSpace === "cmyk" || colorSpace === "ycck") {
     throw new PixelgateError("unsupported_image_format", `This JPEG is coded in ${colorSpace.toUpperCase()} (a print file); save it as an RGB JPEG, or as PNG, and send that.`, { param: "image" });

@@ -83,6 +83,10 @@ interface NativeExports {
   pg_rgba_to_png(width: number, height: number, alpha: number, quality: number): number;
   pg_rgba_to_gif(width: number, height: number, alpha: number): number;
   pg_rgba_bmp_begin(width: number, height: number, alpha: number, chunkRows: number): number;
+  pg_resize_file(input: number, data: number, size: number, width: number, height: number, denom: number, x: number, y: number, w: number, h: number, outWidth: number, outHeight: number): number;
+  pg_resize_begin(width: number, height: number, x: number, y: number, w: number, h: number, outWidth: number, outHeight: number, batchRows: number): number;
+  pg_resize_rows(rows: number): void;
+  pg_resize_end(): number;
   pg_output_data(): number;
   pg_output_size(): number;
 }
@@ -481,18 +485,11 @@ const RASTER_BATCH_ROWS = 16;
  * copy of the raster.
  */
 export function encodeRaster(image: RasterImage, target: NativeTarget, quality: number): Uint8Array {
-  const { width, height, data } = image;
+  const { width, height } = image;
   const alpha = target === "webp" && imageHasAlpha(image);
-  const rowBytes = width * 4;
   const out = runNative(target, (native) => {
     const rows = native.pg_raster_begin(target === "webp" ? 1 : 0, width, height, alpha ? 1 : 0, quality, RASTER_BATCH_ROWS);
-    if (rows === 0) throw new NativeFailure(NativeStatus.NoMemory);
-    for (let y = 0; y < height; y += RASTER_BATCH_ROWS) {
-      const n = Math.min(RASTER_BATCH_ROWS, height - y);
-      // A fresh view each time: a memory growth replaces the buffer.
-      new Uint8Array(native.memory.buffer, rows, n * rowBytes).set(data.subarray(y * rowBytes, (y + n) * rowBytes));
-      native.pg_raster_rows(n);
-    }
+    copyRasterIn(native, image, rows, native.pg_raster_rows);
     return native.pg_raster_end();
   });
   if (!out) throw new PixelgateError("internal_error", "The native encoder refused a raster.");
@@ -522,6 +519,61 @@ export function encodeRgba(image: RasterImage, target: "png" | "gif" | "bmp", qu
   const out = runNative(target, (native) => (target === "png" ? native.pg_rgba_to_png(width, height, alpha, quality) : native.pg_rgba_to_gif(width, height, alpha)), undefined, { raster: image });
   if (!out) throw new PixelgateError("internal_error", "The native encoder refused a raster.");
   return out;
+}
+
+/** `image`'s rows copied into the instance's row buffer at `rows` a batch at a time, each batch handed to `take`. */
+function copyRasterIn(native: NativeExports, { width, height, data }: RasterImage, rows: number, take: (n: number) => void): void {
+  if (rows === 0) throw new NativeFailure(NativeStatus.NoMemory);
+  const rowBytes = width * 4;
+  for (let y = 0; y < height; y += RASTER_BATCH_ROWS) {
+    const n = Math.min(RASTER_BATCH_ROWS, height - y);
+    // A fresh view each time: a memory growth replaces the buffer.
+    new Uint8Array(native.memory.buffer, rows, n * rowBytes).set(data.subarray(y * rowBytes, (y + n) * rowBytes));
+    take(n);
+  }
+}
+
+/** Which pixels of a picture a resize shows: a rectangle in its own pixels (fractions allowed). */
+export interface ResizeSpan {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/**
+ * A whole JPEG (structure already checked), non-interlaced PNG or still WebP file of the given
+ * header size, read a row at a time in file order (no EXIF orientation applied) and resized to
+ * `out` from `span` by the Lanczos-3 filter of native/resize.c; a JPEG decoded at 1/`denom` of
+ * its size by libjpeg's DCT scaling (1, 2, 4 or 8). The answer's RGBA raster, copied out of
+ * the dropped instance. Null for what this path leaves to the general one (CMYK JPEG,
+ * interlaced PNG, animated WebP); invalid_image for damaged data.
+ */
+export function resizeFile(
+  bytes: Uint8Array,
+  size: { width: number; height: number },
+  input: "jpeg" | "png" | "webp",
+  denom: number,
+  span: ResizeSpan,
+  out: { width: number; height: number },
+): RasterImage | null {
+  const pixels = runNative(
+    "raster",
+    (native) => native.pg_resize_file(...rowSource(native, bytes, input), size.width, size.height, denom, span.x, span.y, span.width, span.height, out.width, out.height),
+    bytes,
+  );
+  return pixels && { ...out, data: new Uint8ClampedArray(pixels.buffer, pixels.byteOffset, pixels.byteLength) };
+}
+
+/** An RGBA raster held in JavaScript resized as resizeFile resizes a file's rows, copied in a few rows at a time. */
+export function resizeRaster(image: RasterImage, span: ResizeSpan, out: { width: number; height: number }): RasterImage {
+  const pixels = runNative("raster", (native) => {
+    const rows = native.pg_resize_begin(image.width, image.height, span.x, span.y, span.width, span.height, out.width, out.height, RASTER_BATCH_ROWS);
+    copyRasterIn(native, image, rows, native.pg_resize_rows);
+    return native.pg_resize_end();
+  });
+  if (!pixels) throw new PixelgateError("internal_error", "The resizer refused a raster.");
+  return { ...out, data: new Uint8ClampedArray(pixels.buffer, pixels.byteOffset, pixels.byteLength) };
 }
 
 /** How YCbCr samples encode colour: the matrix's luma weights of red and blue, and the range. */
@@ -651,7 +703,7 @@ interface RunOptions {
  * Runs `call` on a fresh instance and maps its status: the output copied out of WASM memory,
  * null for PG_UNSUPPORTED, a PixelgateError otherwise.
  */
-function runNative(target: NativeTarget | "png" | "gif", call: (native: NativeExports) => number, file?: Uint8Array, options: RunOptions = {}): Uint8Array | null {
+function runNative(target: NativeTarget | "png" | "gif" | "raster", call: (native: NativeExports) => number, file?: Uint8Array, options: RunOptions = {}): Uint8Array | null {
   // The WebP, PNG and GIF writers hand their file out through pg_write as they write it: into
   // inPieces's list when one collects them, else joined here for the caller. A call that also
   // sets an output (a PNG's lossless candidate beating its palette file) answers that instead.
@@ -669,7 +721,7 @@ function runNative(target: NativeTarget | "png" | "gif", call: (native: NativeEx
  * call succeeded, null for PG_UNSUPPORTED, a PixelgateError otherwise.
  */
 function startNative(
-  target: NativeTarget | "png" | "gif" | "bmp",
+  target: NativeTarget | "png" | "gif" | "bmp" | "raster",
   call: (native: NativeExports) => number,
   file: Uint8Array | undefined,
   options: RunOptions,
@@ -705,7 +757,7 @@ function startNative(
   }
 }
 
-const ENCODER_LABELS = { webp: "WebP", jpeg: "JPEG", "baseline-jpeg": "JPEG", png: "PNG", gif: "GIF", bmp: "BMP" } as const;
+const ENCODER_LABELS = { webp: "WebP", jpeg: "JPEG", "baseline-jpeg": "JPEG", png: "PNG", gif: "GIF", bmp: "BMP", raster: "the resized picture" } as const;
 
 /** A JS-side failure inside the call: memory that could not be allocated, or a trap. */
 function errorStatus(error: unknown): number {

@@ -12,6 +12,7 @@ import { JPEG_DEFAULT_QUALITY } from "./jpeg.ts";
 import { recodedImage, type RecodedImage } from "./file-pieces.ts";
 import { nativeRoute, type NativeRoute } from "./recode-route.ts";
 import { PNG_DEFAULT_QUALITY } from "./png.ts";
+import { planResize, runResize, type ResizePlan, type ResizeRequest } from "./resize.ts";
 import { TIFF_JPEG_QUALITY, tiffAroundJpeg } from "./tiff.ts";
 import { WEBP_DEFAULT_QUALITY } from "./webp.ts";
 import { AVIF_DEFAULT_QUALITY } from "./avif.ts";
@@ -53,12 +54,17 @@ export interface RecodePlan {
   route: NativeRoute | null;
   /** The route's bytes per pixel, or null for the general path (limits.ts prices that one). */
   bytesPerPixel: number | null;
+  /** A resize (`width`, `height`, `fit`) that changes the picture: it takes the call instead of `route` (resize-cost.ts prices it). */
+  resize: ResizePlan | null;
 }
 
-export function planRecode(bytes: Uint8Array, header: ImageHeader, target: ImageFormat, options: EncodeOptions = {}): RecodePlan {
+/** `resize`: the sides and fit asked for; a request that leaves the picture as it is plans as none. */
+export function planRecode(bytes: Uint8Array, header: ImageHeader, target: ImageFormat, options: EncodeOptions = {}, resize: ResizeRequest = {}): RecodePlan {
   const quality = recodeQuality(target, options);
+  const resized = planResize(bytes, header, resize);
+  if (resized) return { header, target, quality, options, route: null, bytesPerPixel: null, resize: resized };
   const route = NATIVE_TARGETS[target] === undefined ? null : nativeRoute(bytes, header.format, target, header.width * header.height, quality);
-  return { header, target, quality, options, route, bytesPerPixel: route?.bytesPerPixel ?? null };
+  return { header, target, quality, options, route, bytesPerPixel: route?.bytesPerPixel ?? null, resize: null };
 }
 
 /**
@@ -66,13 +72,17 @@ export function planRecode(bytes: Uint8Array, header: ImageHeader, target: Image
  * orientation applied and no metadata carried over: the same result contract as
  * encodeImage(await decodeImage(bytes, header), format, options), and the same errors.
  */
-export async function recodeImage(bytes: Uint8Array, header: ImageHeader, format: ImageFormat, options: EncodeOptions = {}): Promise<RecodedImage> {
-  return runRecode(bytes, planRecode(bytes, header, format, options));
+export async function recodeImage(bytes: Uint8Array, header: ImageHeader, format: ImageFormat, options: EncodeOptions = {}, resize: ResizeRequest = {}): Promise<RecodedImage> {
+  return runRecode(bytes, planRecode(bytes, header, format, options, resize));
 }
 
 /** Runs a plan made by planRecode for these bytes: its route, or the general path when it has none. */
 export async function runRecode(bytes: Uint8Array, plan: RecodePlan): Promise<RecodedImage> {
   const { header, target: format, quality, route } = plan;
+  if (plan.resize) {
+    const answer = await runResize(bytes, header, plan.resize);
+    return recodedImage(await encodeImage(answer, format, plan.options), answer.width, answer.height);
+  }
   if (route) {
     const native = await runNative(route, bytes, header, format, quality);
     const wrapped = native && format === "tiff" ? asTiff(native) : native;

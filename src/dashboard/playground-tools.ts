@@ -52,6 +52,12 @@ const imageModel = modelOf("image");
 const aspect: PlaygroundField = { name: "aspectRatio", label: "Aspect ratio", kind: "select", options: ASPECT_RATIOS };
 const style: PlaygroundField = { name: "style", label: "Style", kind: "text", placeholder: "e.g. watercolor", hint: "Recorded and echoed; steers the local renderer." };
 const seed: PlaygroundField = { name: "seed", label: "Seed", kind: "number", min: 0, max: 4_294_967_295, hint: "The same seed reproduces a result." };
+/** Compress's and convert's resize fields (src/tools/resize-fields.ts). */
+const resize: PlaygroundField[] = [
+  { name: "width", label: "Width", kind: "number", min: 1, max: 65_535, hint: "Resize: at most this many pixels wide. Never enlarges." },
+  { name: "height", label: "Height", kind: "number", min: 1, max: 65_535, hint: "Resize: at most this many pixels high." },
+  { ...choice("fit", "Fit"), hint: "inside (default) keeps the whole picture; cover fills width x height, cropping the centre." },
+];
 
 const FORMS: Record<string, Omit<PlaygroundTool, "tool" | "price">> = {
   generate_image: { slug: "generate", label: "Generate", fields: [prompt("What to draw."), imageModel, aspect, style, seed] },
@@ -75,11 +81,11 @@ const FORMS: Record<string, Omit<PlaygroundTool, "tool" | "price">> = {
   },
   compress_image: {
     slug: "compress", label: "Compress",
-    fields: [image, { name: "quality", label: "Quality", kind: "number", min: 1, max: 100, hint: "1 to 100, default 70." }, choice("targetFormat", "Format")],
+    fields: [image, { name: "quality", label: "Quality", kind: "number", min: 1, max: 100, hint: "1 to 100, default 70." }, choice("targetFormat", "Format"), ...resize],
   },
   convert_format: {
     slug: "convert-format", label: "Convert",
-    fields: [image, { ...choice("targetFormat", "Format"), required: true }],
+    fields: [image, { ...choice("targetFormat", "Format"), required: true }, ...resize],
   },
 };
 

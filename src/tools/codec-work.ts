@@ -1,4 +1,6 @@
-import { assertRecodable, estimateCodecBytes, isolateCodecGate, planRecode, waitingBytes, type Permit, type RecodePlan } from "../codecs";
+import { assertRecodable, estimateCodecBytes, isolateCodecGate, planRecode, waitingBytes, type Permit, type RecodePlan, type ResizeRequest } from "../codecs";
+import { assertResizable, estimateResizedBytes } from "../codecs/resize-cost";
+import { readJpegFrame } from "../codecs/jpeg";
 import type { ImageFormat } from "../codecs/formats";
 import type { ErrorCode } from "../errors";
 import type { Base64Bytes } from "../http/base64-bytes";
@@ -20,11 +22,21 @@ export const CODEC_TOOL_ERRORS: ErrorCode[] = [...IMAGE_INPUT_ERRORS, "service_b
  * The items of one batch share their ToolContext, which makes them one group at the gate
  * (memory-gate.ts).
  */
-export async function admitCodecWork(source: CodecSource, target: ImageFormat, ctx: ToolContext, quality?: number): Promise<{ plan: RecodePlan; permit: Permit }> {
-  const plan = planRecode(source.bytes, { format: source.format, width: source.width, height: source.height }, target, quality === undefined ? {} : { quality });
+export async function admitCodecWork(source: CodecSource, target: ImageFormat, ctx: ToolContext, quality?: number, resize: ResizeRequest = {}): Promise<{ plan: RecodePlan; permit: Permit }> {
+  const plan = planRecode(source.bytes, { format: source.format, width: source.width, height: source.height }, target, quality === undefined ? {} : { quality }, resize);
+  return { plan, permit: await isolateCodecGate.acquire(codecWorkBytes(source, target, plan), ctx, waitingBytes(source.bytes.length)) };
+}
+
+/** Checks the plan against the limits (throws before the charge) and gives what the memory gate admits it with. */
+function codecWorkBytes(source: CodecSource, target: ImageFormat, plan: RecodePlan): number {
+  if (plan.resize) {
+    const progressive = source.format === "jpeg" && readJpegFrame(source.bytes).progressive;
+    const estimate = estimateResizedBytes(source, target, plan.resize, progressive);
+    assertResizable(source, target, plan.resize, estimate);
+    return estimate;
+  }
   assertRecodable(source, target, plan.bytesPerPixel);
-  const estimate = estimateCodecBytes(source.width * source.height, source.format, target, source.bytes.length, plan.bytesPerPixel, plan.quality);
-  return { plan, permit: await isolateCodecGate.acquire(estimate, ctx, waitingBytes(source.bytes.length)) };
+  return estimateCodecBytes(source.width * source.height, source.format, target, source.bytes.length, plan.bytesPerPixel, plan.quality);
 }
 
 /**

@@ -6,6 +6,7 @@ import { FORMAT_INFO } from "../codecs/formats";
 import { base64Field, dataUri } from "../http/base64-bytes";
 import { codecSourceOf, imageFields, kilobytes, latencySince, type CodecSource } from "./source-image";
 import { requestBody } from "./request-body";
+import { resizeFields, resizeRequestOf } from "./resize-fields";
 import { defineTool } from "./types";
 
 // compress_image: re-encode at a chosen quality and report the saving. The result is
@@ -34,6 +35,7 @@ const CompressInput = requestBody(
       .preprocess((value) => (typeof value === "string" ? value.trim().toLowerCase() : value), z.enum(COMPRESS_TARGETS))
       .default("webp")
       .openapi({ description: "webp (default), jpeg or png." }),
+    ...resizeFields,
   }),
 );
 
@@ -53,7 +55,8 @@ const CompressResult = z
     compressedSize: z.string().openapi({ example: "96.25 KB" }),
     savedPercentage: z.string().openapi({
       example: "81.2%",
-      description: "`0%` when re-encoding would have grown a file of the same format and the input came back (metadata removed); negative only when a different target format came out larger.",
+      description:
+        "`0%` when re-encoding would have grown a file of the same format and the input came back (metadata removed); negative only when a different target format, or a resized picture, came out larger.",
     }),
     quality: z.string().openapi({ example: "70%" }),
     format: z.string().openapi({ example: "WEBP" }),
@@ -66,11 +69,13 @@ const CompressResult = z
  * Compress never answers with a larger file in the input's own format: when re-encoding grew
  * it (a WebP already at low quality, sent at quality 90), the input itself is the answer, with
  * its metadata removed. Across formats (AVIF to WebP) the target is what was asked for, so the
- * encoded file stands and the message says it grew.
+ * encoded file stands and the message says it grew. Like is compared with like: a resized
+ * answer is never replaced by the input, which is another picture size.
  */
-function smallestOf(source: CodecSource, encoded: RecodedImage, target: CompressTarget, quality: number): { file: FileBytes; message: string } {
+function smallestOf(source: CodecSource, encoded: RecodedImage, target: CompressTarget, quality: number, resized: boolean): { file: FileBytes; message: string } {
   const label = FORMAT_INFO[target].label;
   const sizes = `${kilobytes(source.bytes.length)} to ${kilobytes(encoded.length)}`;
+  if (resized) return { file: encoded, message: `Resized to ${encoded.width}x${encoded.height} and compressed to ${label} at quality ${quality}: ${sizes}.` };
   if (encoded.length <= source.bytes.length) return { file: encoded, message: `Compressed to ${label} at quality ${quality}: ${sizes}.` };
   const stripped = source.format === target ? stripMetadata(source.bytes, source.format, readOrientation(source.bytes, source.format)) : null;
   if (stripped && stripped.length <= source.bytes.length) {
@@ -87,13 +92,14 @@ export const compressImage = defineTool({
   paths: { v1: "/v1/compress", playground: "/playground/compress" },
   summary: "Compress an image (1 credit)",
   description:
-    "Re-encodes the image as WebP, JPEG or PNG at the given quality and reports the sizes. Metadata (EXIF, ICC) is removed; the orientation is applied first.",
+    "Re-encodes the image as WebP, JPEG or PNG at the given quality and reports the sizes. Metadata (EXIF, ICC) is removed; the orientation is applied first. Optional `width`, `height` and `fit` resize the upright picture (never enlarging).",
   errors: CODEC_TOOL_ERRORS,
   input: () => CompressInput,
   result: () => CompressResult,
   async prepare(input: CompressInput, ctx): Promise<Prepared> {
     const source = await codecSourceOf(input, ctx);
-    return { source, quality: input.quality, target: input.targetFormat, ...(await admitCodecWork(source, input.targetFormat, ctx, input.quality)) };
+    const resize = resizeRequestOf(input);
+    return { source, quality: input.quality, target: input.targetFormat, ...(await admitCodecWork(source, input.targetFormat, ctx, input.quality, resize)) };
   },
   release: ({ permit }) => permit.release(),
   price: () => 1,
@@ -101,7 +107,7 @@ export const compressImage = defineTool({
   run: ({ source, quality, target, plan, permit }, ctx) =>
     holdingPermit(permit, async () => {
       const recoded = await runRecode(source.bytes, plan);
-      const { file, message } = smallestOf(source, recoded, target, quality);
+      const { file, message } = smallestOf(source, recoded, target, quality, plan.resize !== null);
       const { length } = file;
       const saved = (1 - length / source.bytes.length) * 100;
       return {

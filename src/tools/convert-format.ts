@@ -8,6 +8,7 @@ import { inlineCopy } from "./model-output";
 import { hostResult } from "../storage/results";
 import { codecSourceOf, imageFields, kilobytes, latencySince, type CodecSource } from "./source-image";
 import { requestBody } from "./request-body";
+import { resizeFields, resizeRequestOf } from "./resize-fields";
 import { defineTool, type Family } from "./types";
 
 // convert_format: decode, then re-encode with fixed settings. The two families
@@ -26,10 +27,10 @@ function targetOf(name: string): ImageFormat {
  * Without a targetFormat the image becomes PNG (the documented default), unless it already is
  * PNG: re-encoding a PNG as PNG because nothing was asked for would charge for nothing, so that
  * call is refused (free) and asks for a target. An explicit PNG-to-PNG is honoured: it strips
- * metadata and applies the orientation, which is work someone may want.
+ * metadata and applies the orientation, which is work someone may want; so is a resized one.
  */
-function defaultTargetFor(source: CodecSource): string {
-  if (source.format === "png") {
+function defaultTargetFor(source: CodecSource, resizing: boolean): string {
+  if (source.format === "png" && !resizing) {
     throw new PixelgateError("missing_parameter", "The image already is PNG: say which format to convert it to with targetFormat.", { param: "targetFormat" });
   }
   return "png";
@@ -51,6 +52,7 @@ function inputSchema(family: Family) {
         )
         .optional()
         .openapi({ description: `Format to write: ${targets.join(", ")}. Default png, except for a PNG image, where it must be given.` }),
+      ...resizeFields,
       ...(family === "v1"
         ? { responseFormat: z.enum(["url", "b64_json"]).default("url").openapi({ description: "`b64_json` adds the bytes as base64 beside the hosted URL." }) }
         : {}),
@@ -101,15 +103,16 @@ export const convertFormat = defineTool({
   paths: { v1: "/v1/convert-format", playground: "/playground/convert-format" },
   summary: "Convert an image to another format (1 credit)",
   description:
-    "Re-encodes with fixed settings: WebP and JPEG quality 80, AVIF quality 50, TIFF JPEG-compressed, PNG lossless. PNG, WebP and AVIF keep alpha; JPEG, TIFF and BMP flatten it onto black; GIF keeps 1-bit transparency. Only the first frame of an animation is kept. EXIF, ICC profiles and the orientation tag are removed (the orientation is applied first, so the picture stays upright).",
+    "Re-encodes with fixed settings: WebP and JPEG quality 80, AVIF quality 50, TIFF JPEG-compressed, PNG lossless. PNG, WebP and AVIF keep alpha; JPEG, TIFF and BMP flatten it onto black; GIF keeps 1-bit transparency. Only the first frame of an animation is kept. EXIF, ICC profiles and the orientation tag are removed (the orientation is applied first, so the picture stays upright). Optional `width`, `height` and `fit` resize the upright picture (never enlarging).",
   errors: CODEC_TOOL_ERRORS,
   input: inputSchema,
   result: (family: Family): z.ZodType<ConvertResult> => resultSchemas[family],
   async prepare(input: ConvertInput, ctx): Promise<Prepared> {
     const source = await codecSourceOf(input, ctx);
-    const target = targetOf(input.targetFormat ?? defaultTargetFor(source));
+    const resize = resizeRequestOf(input);
+    const target = targetOf(input.targetFormat ?? defaultTargetFor(source, resize.width !== undefined || resize.height !== undefined));
     // Each target has its own pixel limit (writing AVIF needs the most memory), then the gate.
-    return { source, target, responseFormat: input.responseFormat ?? "url", ...(await admitCodecWork(source, target, ctx)) };
+    return { source, target, responseFormat: input.responseFormat ?? "url", ...(await admitCodecWork(source, target, ctx, undefined, resize)) };
   },
   release: ({ permit }) => permit.release(),
   price: () => 1,
@@ -126,7 +129,8 @@ export const convertFormat = defineTool({
         latency: latencySince(ctx.startedAt),
         cost: "$0.00",
       };
-      const message = `Converted ${FORMAT_INFO[source.format].label} to ${label}.`;
+      const resized = plan.resize ? ` resized to ${width}x${height}` : "";
+      const message = `Converted ${FORMAT_INFO[source.format].label} to ${label}${resized}.`;
       if (ctx.family === "playground") return { message, result: { imageUrl: answerHolding(permit, dataUri(converted, mime)), ...common } };
       const hosted = await hostResult(ctx.env.FILES, ctx.baseUrl, converted, target);
       const inline = inlineCopy(converted, responseFormat);
