@@ -112,6 +112,20 @@ describe("image commands save their results with -o", () => {
     expect(body.result).toMatchObject({ originalFormat: "png", targetFormat: "gif", width: 40, height: 30 });
   });
 
+  it("compress and convert resize with --width, --height and --fit", async () => {
+    const thumb = path.join(dir, "thumb.png");
+    await paid(["compress", photo, "--format", "png", "--quality", "100", "--width", "48", "-o", thumb]);
+    expect(pngSize(await readFile(thumb))).toMatchObject({ width: 48, height: 32 });
+    const square = path.join(dir, "square.png");
+    const body = await paid(["convert", photo, "--to", "png", "--width", "20", "--height", "20", "--fit", "cover", "-o", square]);
+    expect(body.result).toMatchObject({ width: 20, height: 20 });
+    expect(pngSize(await readFile(square))).toMatchObject({ width: 20, height: 20 });
+    // A bad flag is the CLI's usage error, sent nowhere.
+    const bad = await runCli(["convert", photo, "--to", "png", "--fit", "fill"], { key });
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/--fit must be one of inside, cover/);
+  });
+
   // Through wrangler dev's own bundle, not vitest's module runner: libheif-js's glue once read
   // `__dirname`, which only the test runner defines (scripts/patch-codecs.ts).
   it("compress reads an iPhone-style HEIC file and writes JPEG", async () => {
