@@ -162,7 +162,7 @@ async function memorySize(inputs: SizeInputs, dir: string, problems: string[], i
     const report = await measureMemory({
       id: c.id,
       inputPath: inputPath(dir, inputs.megapixels, c.input),
-      ...(c.kind === "encode" ? { target: c.target, ...(c.quality === undefined ? {} : { quality: c.quality }) } : {}),
+      ...(c.kind === "encode" ? { target: c.target, ...(c.quality === undefined ? {} : { quality: c.quality }), ...(c.resize ? { resize: c.resize } : {}) } : {}),
     });
     const refused = !report.ok && isPixelLimitRefusal(String(report.error));
     if (!report.ok && !refused) problems.push(`memory ${c.id} @ ${inputs.megapixels} MP: ${report.error}`);

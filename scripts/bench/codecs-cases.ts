@@ -32,7 +32,7 @@
 //             libjpeg-turbo progressive with MozJPEG's table but without trellis) -> sharp: the
 //             same file decoded and encoded with the plan above, through the same PNG writer as a
 //             raster's (9 for flat rows besides the levels above: native/png_deflate.c).
-import type { Format, ServiceSettings } from "./codecs-service.ts";
+import type { Format, Resize, ServiceSettings } from "./codecs-service.ts";
 import { HEIC_INPUT, type InputKind } from "./codecs-images.ts";
 
 export interface EncodeCase {
@@ -50,6 +50,11 @@ export interface EncodeCase {
    * in one native call) against sharp decoding the same file; otherwise from the decoded raster.
    */
   whole?: boolean;
+  /**
+   * compress's or convert's resize (`width`, `height`, `fit`), from the uploaded file (whole):
+   * sharp gets the same box, Lanczos-3 and its own shrink-on-load (libjpeg's DCT scaling too).
+   */
+  resize?: Resize;
 }
 
 export interface DecodeCase {
@@ -60,6 +65,18 @@ export interface DecodeCase {
 }
 
 export type TimingCase = EncodeCase | DecodeCase;
+
+/**
+ * Resized while the JPEG decodes (libjpeg's DCT scaling, then Lanczos-3 a row at a time:
+ * src/codecs/resize.ts), timed and measured alike; meant at 24 MP (the thumbnail) and 12 MP
+ * (1600 wide): --sizes 12,24 --cases with these ids.
+ */
+const RESIZE_CASES: EncodeCase[] = [
+  { kind: "encode", id: "thumb-800-webp", label: "compress webp q80 to an 800x800 thumbnail (jpeg file)", input: "jpeg", target: "webp", quality: 80, goalRatio: 2.0, whole: true, resize: { width: 800, height: 800 } },
+  { kind: "encode", id: "thumb-800-cover-jpeg", label: "convert jpeg, 800x800 cover (jpeg file)", input: "jpeg", target: "jpeg", goalRatio: 2.0, whole: true, resize: { width: 800, height: 800, fit: "cover" } },
+  { kind: "encode", id: "wide-1600-jpeg", label: "convert jpeg 1600 wide (jpeg file)", input: "jpeg", target: "jpeg", goalRatio: 2.0, whole: true, resize: { width: 1600 } },
+  { kind: "encode", id: "wide-1600-webp-progressive", label: "compress webp q80 1600 wide (progressive jpeg file)", input: "jpeg-progressive", target: "webp", quality: 80, goalRatio: 2.0, whole: true, resize: { width: 1600 } },
+];
 
 export const ENCODE_CASES: EncodeCase[] = [
   { kind: "encode", id: "webp-q70", label: "compress webp q70 (jpeg in)", input: "jpeg", target: "webp", quality: 70, goalRatio: 1.2 },
@@ -79,6 +96,7 @@ export const ENCODE_CASES: EncodeCase[] = [
   { kind: "encode", id: "png-whole", label: "convert png lossless (jpeg file to file)", input: "jpeg", target: "png", goalRatio: 1.2, whole: true },
   { kind: "encode", id: "png-q70-whole", label: "compress png q70 (jpeg file to file)", input: "jpeg", target: "png", quality: 70, goalRatio: 1.2, whole: true },
   { kind: "encode", id: "png-png-whole", label: "convert png lossless (png file to file)", input: "png", target: "png", goalRatio: 1.2, whole: true },
+  ...RESIZE_CASES,
 ];
 
 export const DECODE_CASES: DecodeCase[] = [
@@ -95,8 +113,9 @@ export const DECODE_CASES: DecodeCase[] = [
  * encode), and decode-only for the inputs that no encode case starts from.
  */
 export const MEMORY_CASES: TimingCase[] = [
-  // The memory child always runs the tool's whole path: the "whole" timing cases would repeat.
-  ...ENCODE_CASES.filter((c) => !c.whole),
+  // The memory child always runs the tool's whole path: the "whole" timing cases would repeat
+  // (a resize is a path of its own).
+  ...ENCODE_CASES.filter((c) => !c.whole || c.resize),
   { kind: "encode", id: "webp-q70-from-png", label: "compress webp q70 (png in)", input: "png", target: "webp", quality: 70, goalRatio: 1.2 },
   { kind: "encode", id: "avif-q50-from-png", label: "convert avif q50 (png in)", input: "png", target: "avif", goalRatio: 2.0 },
   { kind: "encode", id: "png-from-jpeg", label: "convert png lossless (jpeg in)", input: "jpeg", target: "png", goalRatio: 1.2 },

@@ -29,7 +29,7 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { decodeBeyondLimit, loadCodecs, recodeBeyondLimit, REPO_ROOT, type Format } from "./codecs-service.ts";
+import { decodeBeyondLimit, loadCodecs, recodeBeyondLimit, REPO_ROOT, type Format, type Resize } from "./codecs-service.ts";
 
 /** What the child says when the service would refuse the upload for its size (codecs-report.ts isPixelLimitRefusal counts it as a refusal). */
 export const UPLOAD_REFUSED = "over the service's upload limit, refused as the service would";
@@ -52,6 +52,8 @@ export interface MemorySpec {
    * jsquash path those conversions took before (the "before" figures).
    */
   path?: "recode" | "general";
+  /** compress's or convert's resize (`width`, `height`, `fit`), run as the tools run it. */
+  resize?: Resize;
 }
 
 type Stage = "decode" | "between" | "encode" | "recode";
@@ -326,7 +328,7 @@ async function run(spec: MemorySpec, bodyPath: string): Promise<MemoryReport> {
   let decoderMemoryAfterGc = 0;
   let picture: { width: number; height: number; rasterBytes: number };
   if (stage === "recode") {
-    const recoded = beyondLimit ? await recodeBeyondLimit(bytes, header, spec.target!, options) : await codecs.recodeImage(bytes, header, spec.target!, options);
+    const recoded = beyondLimit ? await recodeBeyondLimit(bytes, header, spec.target!, options) : await codecs.recodeImage(bytes, header, spec.target!, options, spec.resize);
     sample();
     output = recoded;
     picture = { width: recoded.width, height: recoded.height, rasterBytes: 0 };
@@ -374,11 +376,13 @@ async function run(spec: MemorySpec, bodyPath: string): Promise<MemoryReport> {
   }
   const hwm = rssKb("VmHWM");
   // The "before" figures of the general path are priced as that path.
-  const plan = spec.target && stage === "recode" ? codecs.planRecode(bytes, header, spec.target, options) : null;
-  const estimate = codecs.estimateCodecBytes(header.width * header.height, format, spec.target ?? null, bytes.length, plan?.bytesPerPixel ?? null, plan?.quality);
+  const plan = spec.target && stage === "recode" ? codecs.planRecode(bytes, header, spec.target, options, spec.resize) : null;
+  const estimate = plan?.resize
+    ? codecs.estimateResizedBytes({ ...header, bytes }, spec.target!, plan.resize, plan.quality)
+    : codecs.estimateCodecBytes(header.width * header.height, format, spec.target ?? null, bytes.length, plan?.bytesPerPixel ?? null, plan?.quality);
   return {
     estimate,
-    row: plan?.route?.row.name ?? "general",
+    row: plan?.resize ? `resize: ${plan.resize.route.name}` : (plan?.route?.row.name ?? "general"),
     id: spec.id,
     ok: true,
     peak,

@@ -25,21 +25,45 @@ export interface Header {
   height: number;
 }
 
+/** compress's and convert's resize fields (src/codecs/resize.ts ResizeRequest). */
+export interface Resize {
+  width?: number;
+  height?: number;
+  fit?: "inside" | "cover";
+}
+
 /** The part of src/codecs/index.ts the benchmark uses (the same calls the tools make). */
 export interface Codecs {
   sniffFormat(bytes: Uint8Array): Format | "svg" | null;
   readHeader(bytes: Uint8Array, format: Format): Header;
   decodeImage(bytes: Uint8Array, header: Header): Promise<Raster>;
   encodeImage(image: Raster, format: Format, options?: { quality?: number }): Promise<Uint8Array>;
-  recodeImage(bytes: Uint8Array, header: Header, format: Format, options?: { quality?: number }): Promise<{ bytes: Uint8Array; pieces: Iterable<Uint8Array>; length: number; width: number; height: number }>;
+  recodeImage(bytes: Uint8Array, header: Header, format: Format, options?: { quality?: number }, resize?: Resize): Promise<{ bytes: Uint8Array; pieces: Iterable<Uint8Array>; length: number; width: number; height: number }>;
   paletteSizeForQuality(quality: number): number;
   /** The plan compress and convert make in prepare (src/codecs/recode.ts) and the gate's estimate of it (limits.ts). */
-  planRecode(bytes: Uint8Array, header: Header, target: Format, options?: { quality?: number }): { quality: number; bytesPerPixel: number | null; route: { row: { name: string } } | null };
+  planRecode(
+    bytes: Uint8Array,
+    header: Header,
+    target: Format,
+    options?: { quality?: number },
+    resize?: Resize,
+  ): { quality: number; bytesPerPixel: number | null; route: { row: { name: string } } | null; resize: ResizePlan | null };
   estimateCodecBytes(pixels: number, input: Format, target: Format | null, inputBytes: number, nativePerPixel?: number | null, quality?: number): number;
+  /** A resized call's estimate (src/codecs/resize-cost.ts). */
+  estimateResizedBytes(source: { width: number; height: number; format: Format; bytes: Uint8Array }, target: Format, plan: ResizePlan, quality: number): number;
+  /** The answer's size for a resize, or null when it leaves the picture as it is. */
+  resizeGeometry(shown: { width: number; height: number }, request: Resize): { width: number; height: number } | null;
   MAX_DECODE_PIXELS: number;
   HARD_MAX_PIXELS: number;
   maxPixelsFor(format: Format): number;
   maxTargetPixelsFor(format: Format): number;
+}
+
+/** A resize as planned (src/codecs/resize.ts): the answer's size and the route that reads the file. */
+export interface ResizePlan {
+  width: number;
+  height: number;
+  route: { name: string; denom: number };
 }
 
 let loaded: Promise<Codecs> | undefined;

@@ -2,7 +2,7 @@
 // alternately in the same process so drift (thermal, a concurrent test run) hits both alike.
 import sharp, { type FormatEnum, type OutputInfo } from "sharp";
 import type { EncodeCase, SharpPlan, TimingCase } from "./codecs-cases.ts";
-import { decodeBeyondLimit, recodeBeyondLimit, type Codecs, type Format, type Header, type Raster } from "./codecs-service.ts";
+import { decodeBeyondLimit, recodeBeyondLimit, type Codecs, type Format, type Header, type Raster, type Resize } from "./codecs-service.ts";
 
 export interface TimingOptions {
   /** Wall-clock budget per case for both sides together; the run count follows from it. */
@@ -84,12 +84,21 @@ function sharpRecode(bytes: Uint8Array, plan: SharpPlan): Promise<Buffer> {
   return (plan.removeAlpha ? image.removeAlpha() : image).toFormat(plan.format as keyof FormatEnum, plan.options).toBuffer();
 }
 
+/** The file resized as compress and convert resize it: upright, Lanczos-3, never enlarged; sharp shrinks a JPEG while it loads, as the service does. */
+function sharpResize(bytes: Uint8Array, resize: Resize, plan: SharpPlan): Promise<Buffer> {
+  return sharp(asBuffer(bytes))
+    .rotate()
+    .resize({ width: resize.width, height: resize.height, fit: resize.fit ?? "inside", withoutEnlargement: true, kernel: "lanczos3" })
+    .toFormat(plan.format as keyof FormatEnum, plan.options)
+    .toBuffer();
+}
+
 function sharpDecode(bytes: Uint8Array): Promise<{ data: Buffer; info: OutputInfo }> {
   return sharp(asBuffer(bytes)).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
 }
 
 /** Checks an encoded file the way a client would: right format, right size. */
-function checkEncoded(codecs: Codecs, who: string, bytes: Uint8Array, target: Format, raster: Raster): string[] {
+function checkEncoded(codecs: Codecs, who: string, bytes: Uint8Array, target: Format, raster: { width: number; height: number }): string[] {
   const format = codecs.sniffFormat(bytes);
   if (format !== target) return [`${who} wrote ${String(format)}, not ${target}`];
   const header = codecs.readHeader(bytes, target);
@@ -163,6 +172,18 @@ function sides(c: TimingCase, inputs: SizeInputs, codecs: Codecs, plan: SharpPla
   const raster = inputs.rasters.get(c.input)!;
   const options = c.quality === undefined ? {} : { quality: c.quality };
   const header = inputs.headers.get(c.input)!;
+  if (c.resize) {
+    const resize = c.resize;
+    const size = codecs.resizeGeometry(header, resize) ?? header;
+    return {
+      service: async () => (await codecs.recodeImage(bytes, header, c.target, options, resize)).bytes,
+      sharp: () => sharpResize(bytes, resize, plan!),
+      check: async (service: unknown, theirs: unknown): Promise<string[]> => [
+        ...checkEncoded(codecs, "service", service as Uint8Array, c.target, size),
+        ...checkEncoded(codecs, "sharp", theirs as Buffer, c.target, size),
+      ],
+    };
+  }
   const overLimit = header.width * header.height > codecs.MAX_DECODE_PIXELS;
   return {
     service: c.whole

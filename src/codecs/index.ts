@@ -19,6 +19,7 @@ export { decodeImage } from "./decode.ts";
 export { encodeImage, type EncodeOptions } from "./encode.ts";
 export { planRecode, recodeImage, recodeQuality, runRecode, type RecodedImage, type RecodePlan } from "./recode.ts";
 export { resizeGeometry, planResize, RESIZE_FITS, type ResizeFit, type ResizeRequest, type ResizePlan } from "./resize.ts";
+export { estimateResizedBytes } from "./resize-cost.ts";
 export { readOrientation, applyOrientation, type Orientation } from "./orientation.ts";
 export { imageHasAlpha } from "./raster.ts";
 export { stripMetadata } from "./strip-metadata.ts";

@@ -200,16 +200,6 @@ export function estimateCodecBytes(pixels: number, input: InputFormat, target: I
 }
 
 /**
- * The encode stage alone of a `pixels` raster written as `target`, at least its call's floor: a
- * resized answer (resize-cost.ts), whose reading stage is priced apart. WebP and JPEG are written
- * by our own build's raster sink (native.ts encodeRaster), the rest by the general encoders.
- */
-export function estimateEncodeBytes(target: ImageFormat, pixels: number): number {
-  const floor = target === "webp" || target === "jpeg" ? CALL_FLOOR_BYTES.native : target === "avif" ? CALL_FLOOR_BYTES.generalAvif : CALL_FLOOR_BYTES.general;
-  return Math.ceil(Math.max(floor, fixedBytes(floor, pixels) + pixels * ENCODE_BYTES_PER_PIXEL[target]));
-}
-
-/**
  * The longest side each target can be written with, whatever its pixels: what the format (or
  * the encoder that writes it) can store. Checked from the header before the charge
  * (assertRecodable), and again by every encoder. WebP stores sides in 14 bits; libjpeg refuses

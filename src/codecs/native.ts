@@ -482,16 +482,17 @@ const RASTER_BATCH_ROWS = 16;
  * Encodes an RGBA raster held in JavaScript as WebP (alpha kept when any pixel is not opaque)
  * or JPEG (flattened onto black), copying it into WASM memory a few rows at a time, so the
  * encoder's memory holds its own picture (YUV planes, or the JPEG coefficients) and not a second
- * copy of the raster.
+ * copy of the raster. `webp`: how the WebP encoder spends memory (a resized answer: coded as it goes).
  */
-export function encodeRaster(image: RasterImage, target: NativeTarget, quality: number): Uint8Array {
+export function encodeRaster(image: RasterImage, target: NativeTarget, quality: number, webp: WebpSettings = {}): Uint8Array {
   const { width, height } = image;
   const alpha = target === "webp" && imageHasAlpha(image);
-  const out = runNative(target, (native) => {
+  const call = (native: NativeExports) => {
     const rows = native.pg_raster_begin(target === "webp" ? 1 : 0, width, height, alpha ? 1 : 0, quality, RASTER_BATCH_ROWS);
     copyRasterIn(native, image, rows, native.pg_raster_rows);
     return native.pg_raster_end();
-  });
+  };
+  const out = runNative(target, call, undefined, { webp });
   if (!out) throw new PixelgateError("internal_error", "The native encoder refused a raster.");
   return out;
 }

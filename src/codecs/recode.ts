@@ -10,7 +10,9 @@ import { decodeImage } from "./decode.ts";
 import { encodeImage, encodeQuality, type EncodeOptions } from "./encode.ts";
 import { JPEG_DEFAULT_QUALITY } from "./jpeg.ts";
 import { recodedImage, type RecodedImage } from "./file-pieces.ts";
+import { encodeRaster } from "./native.ts";
 import { nativeRoute, type NativeRoute } from "./recode-route.ts";
+import { resizedWebpSettings } from "./resize-cost.ts";
 import { PNG_DEFAULT_QUALITY } from "./png.ts";
 import { planResize, runResize, type ResizePlan, type ResizeRequest } from "./resize.ts";
 import { TIFF_JPEG_QUALITY, tiffAroundJpeg } from "./tiff.ts";
@@ -81,7 +83,9 @@ export async function runRecode(bytes: Uint8Array, plan: RecodePlan): Promise<Re
   const { header, target: format, quality, route } = plan;
   if (plan.resize) {
     const answer = await runResize(bytes, header, plan.resize);
-    return recodedImage(await encodeImage(answer, format, plan.options), answer.width, answer.height);
+    // A WebP answer is coded as it goes, within the file it was priced for (resize-cost.ts).
+    const file = format === "webp" ? encodeRaster(answer, "webp", quality, resizedWebpSettings(quality, answer.width * answer.height)) : await encodeImage(answer, format, plan.options);
+    return recodedImage(file, answer.width, answer.height);
   }
   if (route) {
     const native = await runNative(route, bytes, header, format, quality);

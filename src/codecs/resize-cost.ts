@@ -1,25 +1,31 @@
 // What a resized compress or convert costs (resize.ts), and the checks made before the charge.
-// The reading stage and the answer's encode are priced apart and summed: the reader's memory
-// may still be held when the encoder grows. Figures: the memory child of `npm run bench:codecs`
-// (its resize cases), docs/codecs.md "Resize".
+// Two stages, the larger of which is the call's estimate, as for any call (limits.ts): reading
+// the file into the answer's raster (our own build's rows, or the general decode, then the
+// resizer), and encoding the answer. Figures: the memory child of `npm run bench:codecs` (its
+// resize cases), docs/codecs.md "Resize".
 
 import { PixelgateError } from "../errors.ts";
 import { FORMAT_INFO, type ImageFormat, type InputFormat } from "./formats.ts";
 import { assertDecodable, assertFormatHolds, assertJpegColourReadable, assertWithinPixelLimit } from "./header.ts";
-import { estimateCodecBytes, estimateEncodeBytes, ISOLATE_CODEC_BUDGET, maxTargetPixelsFor } from "./limits.ts";
+import { readJpegFrame } from "./jpeg.ts";
+import { estimateCodecBytes, ISOLATE_CODEC_BUDGET, maxTargetPixelsFor } from "./limits.ts";
+import { pngToEncoderBytesPerPixel, WEBP_LOW_MEMORY, webpDensestPerPixel } from "./recode-cost.ts";
 import type { ResizePlan } from "./resize.ts";
 
 /**
- * Bytes a pixel of the answer holds on its way to the encoder: the resizer's output in WASM
- * memory, its copy in JavaScript, and the copy an EXIF turn makes.
+ * Bytes a pixel of the answer takes while it is read: the resizer's output in WASM memory and
+ * its copy in JavaScript, both alive while it is copied out.
  */
-const ANSWER_RASTER_BYTES_PER_PIXEL = 12;
+const ANSWER_READ_BYTES_PER_PIXEL = 8;
+
+/** The copy of the answer's raster an EXIF turn makes (the stored one may not be collected yet). */
+const TURN_COPY_BYTES_PER_PIXEL = 4;
 
 /**
- * Our own build's row readers in file order (png_rows.c), by a pixel they read and a byte of the
- * upload: libjpeg's row buffers at its scaled size, the file copied into WASM memory (a JPEG, a
- * lossy WebP), a progressive JPEG's coefficients for the whole image (packed: coef_store.c),
- * libspng's and zlib's state, libwebp's macroblock rows.
+ * Our own build's row readers in file order (png_rows.c), by a pixel they read (libjpeg's row
+ * buffers at its scaled size, libspng's and zlib's state, libwebp's macroblock rows) and a byte
+ * of the upload (the file copied into WASM memory: a JPEG, a lossy WebP; a progressive JPEG's
+ * coefficients for the whole image, packed: coef_store.c).
  */
 const ROW_READER = {
   jpeg: { perReadPixel: 0.5, perInputByte: 1.2 },
@@ -28,25 +34,61 @@ const ROW_READER = {
   webp: { perReadPixel: 1, perInputByte: 1.2 },
 } as const;
 
+/**
+ * The JPEG encoder's whole coefficient array at its largest (2 bytes a coefficient, 1.5
+ * coefficients a pixel at 4:2:0): the packed store (coef_store.c) never holds more.
+ */
+const JPEG_COEFFICIENTS_BYTES_PER_PIXEL = 3;
+
 type Source = { width: number; height: number; format: InputFormat; bytes: Uint8Array };
 
 /** Bytes a pixel of the file the reading stage costs on the plan's route, or null for the general decode. */
-function readBytesPerPixel(source: Source, plan: ResizePlan, progressive: boolean): number | null {
+function readBytesPerPixel(source: Source, plan: ResizePlan): number | null {
   const { input } = plan.route;
   if (!input) return null;
-  const reader = ROW_READER[input === "jpeg" && progressive ? "jpegProgressive" : input];
+  const reader = ROW_READER[input === "jpeg" && readJpegFrame(source.bytes).progressive ? "jpegProgressive" : input];
   const pixels = source.width * source.height;
   return (reader.perReadPixel * plan.read.width * plan.read.height + reader.perInputByte * source.bytes.length) / pixels;
 }
 
 /**
- * What the memory gate admits a resized call with: the reading stage (limits.ts's estimate of
- * reading the file on its route) plus the answer's raster and its encode at the answer's size.
+ * Bytes a pixel of the answer its encode stage costs, its raster in JavaScript (4) included, when
+ * our own build's raster sink writes it (native/raster_sink.c: rows copied in, as from a PNG with
+ * alpha into the encoders, recode-cost.ts): JPEG with its coefficients at their largest; WebP
+ * coded as it goes (resizedWebpSettings) with the densest picture's file. Null: the general
+ * encoders' figures (limits.ts).
  */
-export function estimateResizedBytes(source: Source, target: ImageFormat, plan: ResizePlan, progressive: boolean): number {
-  const read = estimateCodecBytes(source.width * source.height, source.format, null, source.bytes.length, readBytesPerPixel(source, plan, progressive));
+function answerEncodeBytesPerPixel(target: ImageFormat, quality: number): number | null {
+  if (target === "jpeg") return 4 + pngToEncoderBytesPerPixel(true, "jpeg") + JPEG_COEFFICIENTS_BYTES_PER_PIXEL;
+  if (target !== "webp") return null;
+  const densest = webpDensestPerPixel(quality, true);
+  return 4 + pngToEncoderBytesPerPixel(true, "webp") + WEBP_LOW_MEMORY.perOutputByte * (densest.vp8 + densest.alpha);
+}
+
+/** The WebP answer's encoder settings: coded as it goes, the file no larger than the densest picture's (what it was priced for). */
+export function resizedWebpSettings(quality: number, pixels: number): { lowMemory: true; fileBytes: number } {
+  const densest = webpDensestPerPixel(quality, true);
+  return { lowMemory: true, fileBytes: Math.ceil((densest.vp8 + densest.alpha) * pixels) + 4096 };
+}
+
+/**
+ * What the memory gate admits a resized call with: the larger of its two stages, each with the
+ * fixed costs and the upload (limits.ts estimateCodecBytes). Reading: the reader on its route (or
+ * the general decode) and the answer's raster as it comes out; encoding: the answer's encode at
+ * the answer's size, and a turned answer's copy.
+ */
+export function estimateResizedBytes(source: Source, target: ImageFormat, plan: ResizePlan, quality: number): number {
+  const pixels = source.width * source.height;
   const answer = plan.width * plan.height;
-  return Math.ceil(read + answer * ANSWER_RASTER_BYTES_PER_PIXEL + estimateEncodeBytes(target, answer));
+  const { format, bytes } = source;
+  const perPixel = readBytesPerPixel(source, plan);
+  const read =
+    perPixel === null
+      ? estimateCodecBytes(pixels, format, null, bytes.length) + answer * ANSWER_READ_BYTES_PER_PIXEL
+      : estimateCodecBytes(pixels, format, null, bytes.length, perPixel + (answer * ANSWER_READ_BYTES_PER_PIXEL) / pixels);
+  const turned = plan.route.orientation >= 5 ? answer * TURN_COPY_BYTES_PER_PIXEL : 0;
+  const encode = estimateCodecBytes(answer, format, target, bytes.length, answerEncodeBytesPerPixel(target, quality), quality) + turned;
+  return Math.max(read, encode);
 }
 
 /**
@@ -63,7 +105,7 @@ export function assertResizable(source: Source, target: ImageFormat, plan: Resiz
   if (estimate > ISOLATE_CODEC_BUDGET) {
     throw new PixelgateError(
       "image_too_large",
-      `Resizing this ${source.width}x${source.height} ${FORMAT_INFO[source.format].label} to ${plan.width}x${plan.height} ${FORMAT_INFO[target].label} needs more memory than the worker has; a smaller image fits.`,
+      `Resizing this ${source.width}x${source.height} ${FORMAT_INFO[source.format].label} to ${plan.width}x${plan.height} ${FORMAT_INFO[target].label} needs more memory than the worker has; a smaller answer fits.`,
       { param: "image" },
     );
   }

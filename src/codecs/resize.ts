@@ -70,9 +70,12 @@ export function resizeGeometry(shown: Size, request: ResizeRequest): ResizeGeome
   return { ...out, span };
 }
 
+/** The ways a resize reads its pixels: our own build's rows of a JPEG (scaled by its DCT), a PNG or a still WebP, or the general decode. */
+export const RESIZE_ROUTE_NAMES = ["jpeg rows, dct-scaled", "png rows", "still webp rows", "decoded"] as const;
+
 /** How a resize reads its pixels: our own build's rows (a JPEG scaled by 1/`denom` while it decodes), or the general decode. */
 export interface ResizeRoute {
-  name: "jpeg rows, dct-scaled" | "png rows" | "still webp rows" | "decoded";
+  name: (typeof RESIZE_ROUTE_NAMES)[number];
   input: "jpeg" | "png" | "webp" | null;
   /** libjpeg's DCT scaling: 1, 2, 4 or 8. */
   denom: number;

@@ -1,6 +1,5 @@
 import { assertRecodable, estimateCodecBytes, isolateCodecGate, planRecode, waitingBytes, type Permit, type RecodePlan, type ResizeRequest } from "../codecs";
 import { assertResizable, estimateResizedBytes } from "../codecs/resize-cost";
-import { readJpegFrame } from "../codecs/jpeg";
 import type { ImageFormat } from "../codecs/formats";
 import type { ErrorCode } from "../errors";
 import type { Base64Bytes } from "../http/base64-bytes";
@@ -30,8 +29,7 @@ export async function admitCodecWork(source: CodecSource, target: ImageFormat, c
 /** Checks the plan against the limits (throws before the charge) and gives what the memory gate admits it with. */
 function codecWorkBytes(source: CodecSource, target: ImageFormat, plan: RecodePlan): number {
   if (plan.resize) {
-    const progressive = source.format === "jpeg" && readJpegFrame(source.bytes).progressive;
-    const estimate = estimateResizedBytes(source, target, plan.resize, progressive);
+    const estimate = estimateResizedBytes(source, target, plan.resize, plan.quality);
     assertResizable(source, target, plan.resize, estimate);
     return estimate;
   }

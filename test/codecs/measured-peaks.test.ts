@@ -5,14 +5,15 @@
 
 import { describe, expect, it } from "vitest";
 import measured from "../../src/codecs/measured-peaks.json";
+import { RESIZE_ROUTE_NAMES } from "../../src/codecs/resize.ts";
 import { ROUTE_ROWS } from "../../src/codecs/route-table.ts";
 
 const MiB = 2 ** 20;
 
 describe("measured peaks against their estimates", () => {
-  it("the data file holds cases, each run by a row of the route table or the general path", () => {
+  it("the data file holds cases, each run by a row of the route table, a resize's route or the general path", () => {
     expect(measured.cases.length).toBeGreaterThan(0);
-    const rows = new Set([...ROUTE_ROWS.map((row) => row.name), "general"]);
+    const rows = new Set([...ROUTE_ROWS.map((row) => row.name), ...RESIZE_ROUTE_NAMES.map((name) => `resize: ${name}`), "general"]);
     for (const c of measured.cases) expect(rows, `${c.id} @ ${c.megapixels} MP`).toContain(c.row);
   });
 
