@@ -175,8 +175,13 @@ describe.concurrent("hostile inputs are refused with a 4xx, free, logged, and th
         await expectRefused(expect, account, path, { image: c.image, ...sent(path) }, { ...c.expect, param, beforeCharge: c.beforeCharge }, balance);
         balance = await expectStillServing(expect, account, path, balance);
       }
+      // Resized, the same input is read by the resize routes (src/codecs/resize.ts) and refused alike.
+      const resized = target ? 0 : 1;
+      if (resized) {
+        await expectRefused(expect, account, "/v1/compress", { image: c.image, width: 8 }, { ...c.expect, param, beforeCharge: c.beforeCharge }, balance);
+      }
       // One log entry per call, hostile and valid alike; nothing else happened to the account.
-      expect((await usageRows(account.id)).length).toBe(paths.length * 2);
+      expect((await usageRows(account.id)).length).toBe(paths.length * 2 + resized);
     });
   }
 });
