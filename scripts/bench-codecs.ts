@@ -94,7 +94,8 @@ function setupReport(settings: ServiceSettings): string {
   ];
   for (const c of ENCODE_CASES) {
     const plan = sharpPlan(c, settings);
-    lines.push(`    ${c.id.padEnd(15)} ${plan.removeAlpha ? "removeAlpha()." : ""}${plan.format}(${JSON.stringify(plan.options)})`);
+    const resize = c.resize ? `rotate().resize(${JSON.stringify({ ...c.resize, fit: c.resize.fit ?? "inside", withoutEnlargement: true, kernel: "lanczos3" })}).` : "";
+    lines.push(`    ${c.id.padEnd(15)} ${plan.removeAlpha ? "removeAlpha()." : ""}${resize}${plan.format}(${JSON.stringify(plan.options)})`);
   }
   lines.push("    decode-*        ensureAlpha().raw() (RGBA, as decodeImage returns)");
   return lines.join("\n");
