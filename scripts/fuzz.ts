@@ -73,11 +73,16 @@ function dataUri(bytes: Uint8Array, format: Format | "bin" = "png"): string {
   return `data:image/${format === "bin" ? "png" : format};base64,${Buffer.from(bytes).toString("base64")}`;
 }
 
-/** The two calls a mutant is sent as: compress (random target and quality) and convert-format (random target; one in eight the playground's BMP). */
+/**
+ * The two calls a mutant is sent as: compress (random target and quality; one in four resized to
+ * a small box, inside or cover: the resize routes) and convert-format (random target; one in
+ * eight the playground's BMP).
+ */
 function callsFor(bytes: Uint8Array, format: Format, rng: Rng): Call[] {
   const image = dataUri(bytes, format);
   const pick = <T>(list: T[]) => list[Math.floor(rng() * list.length)]!;
-  const compress: Call = { path: "/v1/compress", body: { image, targetFormat: pick(COMPRESS_TARGETS), ...(rng() < 0.7 ? { quality: 1 + Math.floor(rng() * 100) } : {}) } };
+  const resize = rng() < 0.25 ? { width: 1 + Math.floor(rng() * 48), height: 1 + Math.floor(rng() * 48), fit: pick(["inside", "cover"]) } : {};
+  const compress: Call = { path: "/v1/compress", body: { image, targetFormat: pick(COMPRESS_TARGETS), ...(rng() < 0.7 ? { quality: 1 + Math.floor(rng() * 100) } : {}), ...resize } };
   const convert: Call = rng() < 0.125 ? { path: "/playground/convert-format", body: { image, targetFormat: "bmp" } } : { path: "/v1/convert-format", body: { image, targetFormat: pick(V1_CONVERT_TARGETS) } };
   return [compress, convert];
 }
