@@ -129,11 +129,12 @@ function fileSpan({ span }: ResizeGeometry, turned: boolean): ResizeSpan {
  */
 export async function runResize(bytes: Uint8Array, header: ImageHeader, plan: ResizePlan): Promise<RasterImage> {
   const { route } = plan;
-  if (!route.input) return resizeRaster(await decodeImage(bytes, header), plan.span, plan);
+  const answer = { width: plan.width, height: plan.height };
+  if (!route.input) return resizeRaster(await decodeImage(bytes, header), plan.span, answer);
   assertDecodable(header);
   assertSafeToDecode(bytes, header);
   const turned = route.orientation >= 5;
-  const out = turned ? { width: plan.height, height: plan.width } : { width: plan.width, height: plan.height };
+  const out = turned ? { width: answer.height, height: answer.width } : answer;
   const raster = resizeFile(bytes, header, route.input, route.denom, fileSpan(plan, turned), out);
   // The route was chosen from the header and priced so: the other path is not taken instead.
   if (!raster) throw new PixelgateError("internal_error", `The ${header.format} reader chosen for this file from its header refused it.`);

@@ -4,7 +4,8 @@
 
 import { describe, expect, it } from "vitest";
 import { applyOrientation, decodeImage, encodeImage, planRecode, readHeader, resizeGeometry, type RasterImage } from "../../src/codecs/index.ts";
-import { estimateCodecBytes } from "../../src/codecs/limits.ts";
+import { estimateCodecBytes, ISOLATE_CODEC_BUDGET } from "../../src/codecs/limits.ts";
+import { isolateCodecGate } from "../../src/codecs/memory-gate.ts";
 import { estimateResizedBytes } from "../../src/codecs/resize-cost.ts";
 import { resizeRaster } from "../../src/codecs/native.ts";
 import { expectError, expectParamError } from "../support/envelope";
@@ -248,6 +249,38 @@ describe("a JPEG resized while it decodes", () => {
     expect(planRecode(phone, readHeader(phone, "jpeg"), "jpeg", {}, { width: 1600 }).resize).toMatchObject({ width: 1600, height: 1200, route: { denom: 2 } });
     // A thumbnail as AVIF of a file AVIF could not hold at full size.
     expect(planRecode(jpeg, header, "avif", {}, { width: 400 }).resize).toMatchObject({ width: 400, height: 267, route: { denom: 8 } });
+  });
+});
+
+describe("the memory gate admits a resized call at its own estimate", () => {
+  it("with only the resized estimate free, the resized call runs while the full-size one waits", async () => {
+    const jpeg = await encodeImage(scene(1200, 900), "jpeg");
+    const header = readHeader(jpeg, "jpeg");
+    const plan = planRecode(jpeg, header, "webp", { quality: 70 }, { width: 100 });
+    expect(plan.resize?.route).toMatchObject({ name: "jpeg rows, dct-scaled", denom: 8 });
+    const resized = estimateResizedBytes({ ...header, bytes: jpeg }, "webp", plan.resize!, plan.quality);
+    const whole = planRecode(jpeg, header, "webp", { quality: 70 });
+    expect(resized).toBeLessThan(estimateCodecBytes(1200 * 900, "jpeg", "webp", jpeg.length, whole.bytesPerPixel, whole.quality));
+
+    const account = await newAccount({ credits: 5 });
+    const held = await isolateCodecGate.acquire(ISOLATE_CODEC_BUDGET - resized);
+    try {
+      const small = await postTool("/v1/compress", account.key, { image: jpegUri(jpeg), quality: 70, width: 100 });
+      expect(small.status).toBe(200);
+      await small.json();
+      let answered = false;
+      const full = postTool("/v1/compress", account.key, { image: jpegUri(jpeg), quality: 70 }).finally(() => (answered = true));
+      for (let i = 0; i < 1000 && isolateCodecGate.state.waiting === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(isolateCodecGate.state.waiting).toBe(1);
+      expect(answered).toBe(false);
+      held.release();
+      const answer = await full;
+      expect(answer.status).toBe(200);
+      await answer.json();
+    } finally {
+      held.release(); // idempotent
+    }
+    expect(await balanceOf(account.id)).toBe(3);
   });
 });
 
