@@ -93,3 +93,13 @@ int pg_planes_bmp_begin(int width, int height, int alpha, double kr, double kb, 
   set_encoding(alpha, kr, kb, full_range);
   return pg_bmp_begin(PG_FROM_PLANES, NULL, 0, width, height, 1, chunk_rows);
 }
+
+// A width x height image of planes resized from the span (x0, y0, cw, ch) to out_w x out_h
+// (resize.c), the answer's RGBA raster the call's output.
+int pg_planes_resize(int width, int height, int alpha, double kr, double kb, int full_range, double x0, double y0, double cw, double ch, int out_w, int out_h) {
+  set_encoding(alpha, kr, kb, full_range);
+  PgRows rows;
+  int status = pg_rows_init(&rows, PG_FROM_PLANES, NULL, 0, width, height, 1);
+  if (status != PG_OK) return status;
+  return pg_resize_source(&rows, x0, y0, cw, ch, out_w, out_h);
+}

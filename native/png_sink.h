@@ -65,6 +65,10 @@ int pg_rows_read_through(PgRows *r);
 void pg_rows_stop(PgRows *r);
 void pg_rows_free(PgRows *r);
 
+// Rows read in file order and resized (resize.c); `rows` is freed, the answer's RGBA raster
+// becomes the call's output.
+int pg_resize_source(PgRows *rows, double x0, double y0, double cw, double ch, int out_w, int out_h);
+
 // The file (JPEG, WebP; NULL for a PNG, which is read through pg_read_at) or the planes
 // (PG_FROM_PLANES) as PNG (png_sink.c).
 int pg_to_png(int kind, uint8_t *data, size_t size, int width, int height, int orientation, int quality);

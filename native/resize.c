@@ -162,7 +162,26 @@ static int resizer_end(Resizer *r) {
   return PG_OK;
 }
 
-// ---- A file (JPEG, PNG, still WebP) read a row at a time in file order.
+// ---- Rows of a file (JPEG, PNG, still WebP) or of planes (a HEIC's), read in file order.
+
+// `rows` initialised (pg_rows_init, orientation 1) and, for a JPEG, its scale set: read from the
+// top, resized from the span (x0, y0, cw, ch) in the source's own pixels (before scaling), and
+// freed. The answer's raster becomes the call's output.
+int pg_resize_source(PgRows *rows, double x0, double y0, double cw, double ch, int out_w, int out_h) {
+  int width = rows->source_width, height = rows->source_height;
+  int status = pg_rows_start(rows, 0);
+  // libjpeg's scaled size: the header's divided by the scale, rounded up.
+  int jpeg = rows->kind == PG_FROM_JPEG && status == PG_OK;
+  int w = jpeg ? (int)rows->cinfo.output_width : width;
+  int h = jpeg ? (int)rows->cinfo.output_height : height;
+  double fx = (double)w / width, fy = (double)h / height;
+  Resizer r;
+  if (status == PG_OK) status = resizer_init(&r, w, h, x0 * fx, y0 * fy, cw * fx, ch * fy, out_w, out_h);
+  for (int y = 0; status == PG_OK && y <= r.last_row && y < h; y++) resizer_row(&r, y, pg_rows_next(rows));
+  pg_rows_free(rows);
+  if (status != PG_OK) return status;
+  return resizer_end(&r);
+}
 
 // `width` x `height`: the file's header size; `denom` 1, 2, 4 or 8: a JPEG decoded at that
 // fraction by libjpeg's DCT scaling (ignored for the others). The span is in the file's own
@@ -172,18 +191,7 @@ int pg_resize_file(int kind, uint8_t *data, size_t size, int width, int height, 
   int status = pg_rows_init(&rows, kind, data, size, width, height, 1);
   if (status != PG_OK) return status;
   rows.scale_denom = kind == PG_FROM_JPEG && (denom == 2 || denom == 4 || denom == 8) ? denom : 1;
-  status = pg_rows_start(&rows, 0);
-  // libjpeg's scaled size: the header's divided by denom, rounded up.
-  int w = kind == PG_FROM_JPEG ? (int)rows.cinfo.output_width : width;
-  int h = kind == PG_FROM_JPEG ? (int)rows.cinfo.output_height : height;
-  double fx = (double)w / width, fy = (double)h / height;
-  Resizer r;
-  if (status == PG_OK) status = resizer_init(&r, w, h, x0 * fx, y0 * fy, cw * fx, ch * fy, out_w, out_h);
-  for (int y = 0; status == PG_OK && y <= r.last_row && y < h; y++) resizer_row(&r, y, pg_rows_next(&rows));
-  pg_rows_free(&rows);
-  if (data) free(data);
-  if (status != PG_OK) return status;
-  return resizer_end(&r);
+  return pg_resize_source(&rows, x0, y0, cw, ch, out_w, out_h);
 }
 
 // ---- A raster held in JavaScript, a batch of rows at a time (as raster_sink.c takes one).

@@ -84,6 +84,7 @@ interface NativeExports {
   pg_rgba_to_gif(width: number, height: number, alpha: number): number;
   pg_rgba_bmp_begin(width: number, height: number, alpha: number, chunkRows: number): number;
   pg_resize_file(input: number, data: number, size: number, width: number, height: number, denom: number, x: number, y: number, w: number, h: number, outWidth: number, outHeight: number): number;
+  pg_planes_resize(width: number, height: number, alpha: number, kr: number, kb: number, fullRange: number, x: number, y: number, w: number, h: number, outWidth: number, outHeight: number): number;
   pg_resize_begin(width: number, height: number, x: number, y: number, w: number, h: number, outWidth: number, outHeight: number, batchRows: number): number;
   pg_resize_rows(rows: number): void;
   pg_resize_end(): number;
@@ -563,7 +564,21 @@ export function resizeFile(
     (native) => native.pg_resize_file(...rowSource(native, bytes, input), size.width, size.height, denom, span.x, span.y, span.width, span.height, out.width, out.height),
     bytes,
   );
-  return pixels && { ...out, data: new Uint8ClampedArray(pixels.buffer, pixels.byteOffset, pixels.byteLength) };
+  return pixels && rasterOf(pixels, out);
+}
+
+/** A HEIC's YCbCr planes (upright) resized as resizeFile resizes a file's rows, read into the module a band at a time. */
+export function resizePlanes(planes: YCbCrImage, span: ResizeSpan, out: { width: number; height: number }): RasterImage {
+  const { width, height, alpha, kr, kb, fullRange } = planes;
+  const call = (native: NativeExports) =>
+    native.pg_planes_resize(width, height, alpha ? 1 : 0, kr, kb, fullRange ? 1 : 0, span.x, span.y, span.width, span.height, out.width, out.height);
+  return rasterOf(runNative("raster", call, undefined, { planes }), out);
+}
+
+/** The resizer's output as the answer's raster. */
+function rasterOf(pixels: Uint8Array | null, out: { width: number; height: number }): RasterImage {
+  if (!pixels) throw new PixelgateError("internal_error", "The resizer refused its input.");
+  return { width: out.width, height: out.height, data: new Uint8ClampedArray(pixels.buffer, pixels.byteOffset, pixels.byteLength) };
 }
 
 /** An RGBA raster held in JavaScript resized as resizeFile resizes a file's rows, copied in a few rows at a time. */
@@ -573,8 +588,7 @@ export function resizeRaster(image: RasterImage, span: ResizeSpan, out: { width:
     copyRasterIn(native, image, rows, native.pg_resize_rows);
     return native.pg_resize_end();
   });
-  if (!pixels) throw new PixelgateError("internal_error", "The resizer refused a raster.");
-  return { ...out, data: new Uint8ClampedArray(pixels.buffer, pixels.byteOffset, pixels.byteLength) };
+  return rasterOf(pixels, out);
 }
 
 /** How YCbCr samples encode colour: the matrix's luma weights of red and blue, and the range. */

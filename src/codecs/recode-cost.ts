@@ -434,6 +434,14 @@ function heicPlanesDecodeBytesPerPixel(alpha: boolean, tiles: "grid" | "single" 
   return heicBytesPerPixel(alpha, "jpeg", tiles) + (tiles === "single" && turned ? 1.5 : 0);
 }
 
+/**
+ * A HEIC's whole planes made (heicPlanesDecodeBytesPerPixel), then read a row at a time beside
+ * them (png_planes_rows.c, as for the PNG writer): a resize's reading (resize.ts).
+ */
+export function heicPlanesReadBytesPerPixel(alpha: boolean, tiles: "grid" | "single" | null, turned: boolean): number {
+  return Math.max(heicPlanesDecodeBytesPerPixel(alpha, tiles, turned), (alpha ? 2.5 : 1.5) + NATIVE_PNG_FROM.lossless.wasm.heic);
+}
+
 /** `wasm` plus `copies` of the file predicted from the upload's density, within `most` bytes a pixel. */
 function pngWithFile(wasm: number, copies: number, file: { perInputByte: number; most: number }, bytes: Uint8Array, pixels: number): number {
   return wasm + copies * filePerPixel(file, bytes, pixels);

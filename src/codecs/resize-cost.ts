@@ -9,7 +9,7 @@ import { FORMAT_INFO, type ImageFormat, type InputFormat } from "./formats.ts";
 import { assertDecodable, assertFormatHolds, assertJpegColourReadable, assertWithinPixelLimit } from "./header.ts";
 import { readJpegFrame } from "./jpeg.ts";
 import { estimateCodecBytes, ISOLATE_CODEC_BUDGET, maxTargetPixelsFor } from "./limits.ts";
-import { pngToEncoderBytesPerPixel, WEBP_LOW_MEMORY, webpDensestPerPixel } from "./recode-cost.ts";
+import { heicPlanesReadBytesPerPixel, pngToEncoderBytesPerPixel, WEBP_LOW_MEMORY, webpDensestPerPixel } from "./recode-cost.ts";
 import type { ResizePlan } from "./resize.ts";
 
 /**
@@ -46,8 +46,14 @@ type Source = { width: number; height: number; format: InputFormat; bytes: Uint8
 
 /** Bytes a pixel of the file the reading stage costs on the plan's route, or null for the general decode. */
 function readBytesPerPixel(source: Source, plan: ResizePlan): number | null {
-  const { input } = plan.route;
+  const { input, facts } = plan.route;
   if (!input) return null;
+  if (input === "heic") {
+    const { encoding, tiles, kind, wholePlanes } = facts!.heic!;
+    // Our decoder's planes where it makes them whole, else libheif's (as the route table's rows).
+    const ours = tiles !== null && wholePlanes;
+    return heicPlanesReadBytesPerPixel(encoding!.alpha, ours ? kind : null, ours && tiles.turns !== 0);
+  }
   const reader = ROW_READER[input === "jpeg" && readJpegFrame(source.bytes).progressive ? "jpegProgressive" : input];
   const pixels = source.width * source.height;
   return (reader.perReadPixel * plan.read.width * plan.read.height + reader.perInputByte * source.bytes.length) / pixels;

@@ -5,6 +5,8 @@
 //   filtered (Lanczos-3, native/resize.c) as the rows come; a JPEG is first decoded at 1/2, 1/4
 //   or 1/8 of its size by libjpeg's DCT scaling, as small as still covers the answer, so a
 //   24 MP photo made a thumbnail never has its full-size samples made;
+// - a HEIC is decoded into its YCbCr planes (our HEVC decoder or libheif, as its routes do),
+//   whose rows go through the same filter;
 // - any other file is decoded as the general path decodes it, then its rows go through the same filter.
 // The filter works in the file's own orientation; the EXIF orientation is applied to the
 // answer, which is small. Either way the answer's raster is then encoded as the target.
@@ -13,9 +15,9 @@ import { PixelgateError } from "../errors.ts";
 import type { ImageHeader, RasterImage } from "./formats.ts";
 import { decodeImage } from "./decode.ts";
 import { assertDecodable, assertSafeToDecode } from "./header.ts";
-import { resizeFile, resizeRaster, type ResizeSpan } from "./native.ts";
+import { resizeFile, resizePlanes, resizeRaster, type ResizeSpan } from "./native.ts";
 import { applyOrientation, type Orientation } from "./orientation.ts";
-import { readRouteFacts } from "./route-table.ts";
+import { heicPlanesOf, readRouteFacts, type RouteFacts } from "./route-table.ts";
 
 export const RESIZE_FITS = ["inside", "cover"] as const;
 export type ResizeFit = (typeof RESIZE_FITS)[number];
@@ -71,12 +73,14 @@ export function resizeGeometry(shown: Size, request: ResizeRequest): ResizeGeome
 }
 
 /** The ways a resize reads its pixels: our own build's rows of a JPEG (scaled by its DCT), a PNG or a still WebP, or the general decode. */
-export const RESIZE_ROUTE_NAMES = ["jpeg rows, dct-scaled", "png rows", "still webp rows", "decoded"] as const;
+export const RESIZE_ROUTE_NAMES = ["jpeg rows, dct-scaled", "png rows", "still webp rows", "heic planes", "decoded"] as const;
 
 /** How a resize reads its pixels: our own build's rows (a JPEG scaled by 1/`denom` while it decodes), or the general decode. */
 export interface ResizeRoute {
   name: (typeof RESIZE_ROUTE_NAMES)[number];
-  input: "jpeg" | "png" | "webp" | null;
+  input: "jpeg" | "png" | "webp" | "heic" | null;
+  /** What the header said (the HEIC's layout and encoding); null for the general decode. */
+  facts: RouteFacts | null;
   /** libjpeg's DCT scaling: 1, 2, 4 or 8. */
   denom: number;
   orientation: Orientation;
@@ -97,7 +101,7 @@ const DCT_DENOMS = [8, 4, 2] as const;
  * readers take (JPEG colour, PNG interlacing, WebP animation).
  */
 export function planResize(bytes: Uint8Array, header: ImageHeader, request: ResizeRequest): ResizePlan | null {
-  const facts = header.format === "jpeg" || header.format === "png" || header.format === "webp" ? readRouteFacts(bytes, header.format) : null;
+  const facts = header.format === "jpeg" || header.format === "png" || header.format === "webp" || header.format === "heic" ? readRouteFacts(bytes, header.format) : null;
   const orientation = facts?.orientation ?? 1;
   const turned = orientation >= 5;
   const shown = turned ? { width: header.height, height: header.width } : { width: header.width, height: header.height };
@@ -105,8 +109,10 @@ export function planResize(bytes: Uint8Array, header: ImageHeader, request: Resi
   if (!geometry) return null;
   const rows =
     (facts?.jpeg && facts.jpeg.colorSpace !== "cmyk" && facts.jpeg.colorSpace !== "ycck") || (facts?.png && !facts.png.interlaced) || (facts?.webp && !facts.webp.animated);
+  // A HEIC whose colour libheif would refuse keeps libheif's verdict: the general decode.
+  if (facts?.heic?.encoding) return { ...geometry, route: { name: "heic planes", input: "heic", facts, denom: 1, orientation: 1 }, read: shown };
   if (!facts || !rows) {
-    return { ...geometry, route: { name: "decoded", input: null, denom: 1, orientation: 1 }, read: shown };
+    return { ...geometry, route: { name: "decoded", input: null, facts: null, denom: 1, orientation: 1 }, read: shown };
   }
   const input = facts.input as "jpeg" | "png" | "webp";
   // The filter reads the file's own rows: the span and the answer in its orientation. A
@@ -116,7 +122,7 @@ export function planResize(bytes: Uint8Array, header: ImageHeader, request: Resi
   const denom = input === "jpeg" ? (DCT_DENOMS.find((d) => span.width / d >= out.width && span.height / d >= out.height) ?? 1) : 1;
   const name = input === "jpeg" ? "jpeg rows, dct-scaled" : input === "png" ? "png rows" : "still webp rows";
   const read = { width: Math.ceil(header.width / denom), height: Math.ceil(header.height / denom) };
-  return { ...geometry, route: { name, input, denom, orientation }, read };
+  return { ...geometry, route: { name, input, facts, denom, orientation }, read };
 }
 
 function fileSpan({ span }: ResizeGeometry, turned: boolean): ResizeSpan {
@@ -133,6 +139,14 @@ export async function runResize(bytes: Uint8Array, header: ImageHeader, plan: Re
   if (!route.input) return resizeRaster(await decodeImage(bytes, header), plan.span, answer);
   assertDecodable(header);
   assertSafeToDecode(bytes, header);
+  if (route.input === "heic") {
+    // Upright planes, at most the header's size (libheif applies a clean-aperture crop): the span scaled to them.
+    const planes = await heicPlanesOf(bytes, route.facts!);
+    const fx = planes.width / header.width;
+    const fy = planes.height / header.height;
+    const { span } = plan;
+    return resizePlanes(planes, { x: span.x * fx, y: span.y * fy, width: span.width * fx, height: span.height * fy }, answer);
+  }
   const turned = route.orientation >= 5;
   const out = turned ? { width: answer.height, height: answer.width } : answer;
   const raster = resizeFile(bytes, header, route.input, route.denom, fileSpan(plan, turned), out);

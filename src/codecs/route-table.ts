@@ -5,7 +5,7 @@ import { readHeicLayout, type HeicLayout } from "./heic-layout.ts";
 import { encodeHeicTiles, heicPlanesFromTiles, planesFromTiles, uprightStrips } from "./heic-tiles.ts";
 import { readJpegFrame, type JpegFrame } from "./jpeg.ts";
 import { maxPixelsFor, SINGLE_AVIF_MAX_PIXELS } from "./limits.ts";
-import { encodePlanes, inPieces, planesToBmp, rgbaRows, type RgbaRows, planesToGif, planesToPng, streamBmp, transcodeJpeg, transcodePng, transcodeToPalette, transcodeToPng, transcodeWebp, type NativeTarget, type PlanesEncoding, type WebpSettings } from "./native.ts";
+import { encodePlanes, inPieces, planesToBmp, rgbaRows, type RgbaRows, planesToGif, planesToPng, streamBmp, transcodeJpeg, transcodePng, transcodeToPalette, transcodeToPng, transcodeWebp, type NativeTarget, type PlanesEncoding, type WebpSettings, type YCbCrImage } from "./native.ts";
 import { readOrientation, type Orientation } from "./orientation.ts";
 import { heicBytesPerPixel, heicToPngBytesPerPixel, heicToRowWriterBytesPerPixel, jpegBytesPerPixel, jpegToLowMemoryWebpBytesPerPixel, pngBytesPerPixel, pngLayout, pngToEncoderBytesPerPixel, rowSourceWasmBytesPerPixel, rowWriterBytesPerPixel, webpBytesPerPixel, webpToPngBytesPerPixel, type NativeEncoderTarget } from "./recode-cost.ts";
 import { readWebpLayout, type WebpLayout } from "./webp.ts";
@@ -148,13 +148,17 @@ function encoderRun(transcode: typeof transcodePng) {
   };
 }
 
-/** A HEIC's whole planes (our decoder's, or libheif's) written by a row writer or an encoder. */
-async function heicPlanesRun({ bytes, facts, target, quality, webp }: RunInput): Promise<RecodedImage> {
+/** A HEIC's whole upright planes: our decoder's where it makes them whole, else libheif's (a band at a time, no RGBA image). */
+export async function heicPlanesOf(bytes: Uint8Array, facts: RouteFacts): Promise<YCbCrImage> {
   const heic = facts.heic!;
   const encoding = heic.encoding!;
   const ours = heic.tiles && heic.wholePlanes ? await heicPlanesFromTiles(heic.tiles, encoding) : null;
-  // Else libheif's YCbCr planes, a band at a time (no RGBA image).
-  const planes = ours ?? (await decodeHeicPlanes(bytes, maxPixelsFor("heic"), encoding));
+  return ours ?? (await decodeHeicPlanes(bytes, maxPixelsFor("heic"), encoding));
+}
+
+/** A HEIC's whole planes (heicPlanesOf) written by a row writer or an encoder. */
+async function heicPlanesRun({ bytes, facts, target, quality, webp }: RunInput): Promise<RecodedImage> {
+  const planes = await heicPlanesOf(bytes, facts);
   // A turn of the event loop between the halves: the decoder's instance (libheif's memory
   // peaks at about 4.7 bytes a pixel) is unreachable from here and can be collected before
   // the encoder grows, and other requests in the isolate get to run between two seconds-long steps.

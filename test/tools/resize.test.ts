@@ -11,9 +11,10 @@ import { resizeRaster } from "../../src/codecs/native.ts";
 import { expectError, expectParamError } from "../support/envelope";
 import { call, newAccount } from "../support/fixtures";
 import { prng } from "../support/prng";
-import { balanceOf, base64, bytesOfDataUri, dataUriOf, decodeAny, fetchHosted, postTool } from "../support/tool-calls";
+import { balanceOf, base64, bytesOfBase64, bytesOfDataUri, dataUriOf, decodeAny, fetchHosted, postTool } from "../support/tool-calls";
 import { mcpClient } from "../mcp/support";
-import { exifApp1, image, meanDiff, pixelAt, quadrants, withJpegSegments } from "../codecs/support";
+import { exifApp1, image, meanDiff, pixelAt, withJpegSegments } from "../codecs/support";
+import { ALPHA_HEIC, GRID_HEIC, GRID_TURNED_HEIC, PHOTO_12MP_HEIC, QUADRANTS_HEIC, TURNED_HEIC } from "../fixtures/heic.ts";
 
 const jpegUri = (bytes: Uint8Array) => `data:image/jpeg;base64,${base64(bytes)}`;
 
@@ -249,6 +250,35 @@ describe("a JPEG resized while it decodes", () => {
     expect(planRecode(phone, readHeader(phone, "jpeg"), "jpeg", {}, { width: 1600 }).resize).toMatchObject({ width: 1600, height: 1200, route: { denom: 2 } });
     // A thumbnail as AVIF of a file AVIF could not hold at full size.
     expect(planRecode(jpeg, header, "avif", {}, { width: 400 }).resize).toMatchObject({ width: 400, height: 267, route: { denom: 8 } });
+  });
+});
+
+describe("a HEIC resized from its planes", () => {
+  const heics = { single: QUADRANTS_HEIC, "turned by irot": TURNED_HEIC, grid: GRID_HEIC, "grid turned": GRID_TURNED_HEIC, "with alpha": ALPHA_HEIC };
+
+  it.each(Object.entries(heics))("%s: the same picture the general decode gives, resized by the same filter", async (_, base64Heic) => {
+    const heic = bytesOfBase64(base64Heic);
+    const header = readHeader(heic, "heic");
+    const upright = await decodeImage(heic, header);
+    const size = { width: Math.ceil(upright.width / 2), height: Math.ceil(upright.height / 2) };
+    const plan = planRecode(heic, header, "png", {}, { width: size.width, height: size.height });
+    expect(plan.resize?.route.name).toBe("heic planes");
+    const account = await newAccount({ credits: 3 });
+    const { result } = await answered(await postTool("/v1/compress", account.key, { image: `data:image/heic;base64,${base64Heic}`, targetFormat: "png", quality: 100, width: size.width, height: size.height }));
+    const out = await decodeAny(bytesOfDataUri(result.image as string).bytes);
+    expect([out.image.width, out.image.height]).toEqual([plan.resize!.width, plan.resize!.height]);
+    const reference = resizeRaster(upright, { x: 0, y: 0, width: upright.width, height: upright.height }, out.image);
+    expect(meanDiff(out.image, reference)).toBeLessThan(3);
+  });
+
+  it("a 12 MP HEIC to JPEG 1600 wide, within the isolate's memory", async () => {
+    const heic = bytesOfBase64(PHOTO_12MP_HEIC);
+    const header = readHeader(heic, "heic");
+    const plan = planRecode(heic, header, "jpeg", {}, { width: 1600 });
+    expect(estimateResizedBytes({ ...header, bytes: heic }, "jpeg", plan.resize!, plan.quality)).toBeLessThan(ISOLATE_CODEC_BUDGET);
+    const account = await newAccount({ credits: 3 });
+    const { result } = await answered(await postTool("/v1/convert-format", account.key, { image: `data:image/heic;base64,${PHOTO_12MP_HEIC}`, targetFormat: "jpeg", width: 1600 }));
+    expect(result).toMatchObject({ width: 1600, height: Math.round((header.height * 1600) / header.width), originalFormat: "heic" });
   });
 });
 
