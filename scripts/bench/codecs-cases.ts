@@ -145,6 +145,10 @@ export const MEMORY_CASES: TimingCase[] = [
     { kind: "encode", id: `png-from-${input}`, label: `convert png lossless (${input} in)`, input, target: "png", goalRatio: 0 },
     { kind: "encode", id: `png-q70-from-${input}`, label: `compress png q70 (${input} in)`, input, target: "png", quality: 70, goalRatio: 0 },
   ]),
+  // A HEIC resized from its planes (src/codecs/resize.ts): memory only, as below.
+  ...(HEIC_INPUT
+    ? [{ kind: "encode", id: "thumb-800-webp-from-heic", label: "compress webp q80 to an 800x800 thumbnail (heic in)", input: "heic", target: "webp", quality: 80, goalRatio: 0, whole: true, resize: { width: 800, height: 800 } } as EncodeCase]
+    : []),
   // sharp cannot read HEVC, so HEIC has no timing cases (goalRatio unused): memory only, where
   // heif-enc exists.
   ...(HEIC_INPUT
