@@ -47,7 +47,16 @@ async function providerStage(id: string, env: Env): Promise<Response> {
   if (call.cutoutModel && output.kind === "image") {
     last = await runModel(caller, call.cutoutModel, { kind: "remove_bg", image: output });
   }
-  return Response.json({ bytes: last.kind === "image" ? last.bytes.length : last.markup.length });
+  return Response.json({ bytes: await outputBytes(last) });
+}
+
+/** The size of what a model made; a streamed image (the local upscaler's rows) is written out to be counted. */
+async function outputBytes(output: ModelOutput): Promise<number> {
+  if (output.kind === "image") return output.bytes.length;
+  if (output.kind === "svg") return output.markup.length;
+  let bytes = 0;
+  for await (const piece of output.pieces) bytes += piece.length;
+  return bytes;
 }
 
 /** What the billed path adds nothing to: the tool's own validation, preparation and work. */

@@ -32,6 +32,19 @@ export interface RasterImage {
   data: Uint8ClampedArray;
 }
 
+/**
+ * An image made a band of rows at a time (the local upscaler): RGBA rows top to bottom, each
+ * band made when asked for, so the whole raster need never exist (png-stream.ts writes it).
+ */
+export interface RasterRows {
+  width: number;
+  height: number;
+  /** Whether any pixel may be translucent (else the file is written without alpha). */
+  alpha: boolean;
+  /** Bands of whole rows; read once. */
+  bands: IterableIterator<Uint8ClampedArray>;
+}
+
 /** What the header says, read before any pixel is decoded. */
 export interface ImageHeader {
   format: InputFormat;

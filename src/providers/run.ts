@@ -1,4 +1,5 @@
 import { encodeImage, readHeader, sniffFormat, type ImageFormat } from "../codecs";
+import { pngPieces } from "../codecs/png-stream";
 import { settingsOf } from "../config/settings";
 import type { Env } from "../env";
 import { PixelgateError } from "../errors";
@@ -21,7 +22,20 @@ export interface ImageOutput {
   costUsd?: number;
 }
 
-export type ModelOutput = ImageOutput | { kind: "svg"; markup: string; costUsd?: number };
+/**
+ * An image made as it is written (the local upscaler's rows, png-stream.ts): its pieces, read
+ * once, by whoever hosts it. The file never exists whole.
+ */
+export interface StreamedImageOutput {
+  kind: "streamed";
+  pieces: AsyncIterable<Uint8Array>;
+  format: "png";
+  width: number;
+  height: number;
+  costUsd?: number;
+}
+
+export type ModelOutput = ImageOutput | StreamedImageOutput | { kind: "svg"; markup: string; costUsd?: number };
 
 /** The pre-charge check of the model's provider (free 4xx). */
 export function checkTask(task: ProviderTask, model: Model): void {
@@ -45,6 +59,10 @@ export interface ModelCaller {
 export async function runModel(caller: ModelCaller, model: Model, task: ProviderTask): Promise<ModelOutput> {
   const output = await (model.provider === "local" ? runLocally(caller, model, task) : runUpstream(caller, model, task));
   if (output.kind === "svg") return { kind: "svg", markup: sanitizeSvg(output.markup), costUsd: output.costUsd };
+  if (output.kind === "rows") {
+    const { rows } = output;
+    return { kind: "streamed", pieces: pngPieces(rows), format: "png", width: rows.width, height: rows.height, costUsd: output.costUsd };
+  }
   if (output.kind === "raster") {
     const bytes = await encodeImage(output.image, "png");
     return { kind: "image", bytes, format: "png", width: output.image.width, height: output.image.height, costUsd: output.costUsd };

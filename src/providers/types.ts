@@ -1,4 +1,4 @@
-import type { ImageFormat, RasterImage } from "../codecs/formats";
+import type { ImageFormat, RasterImage, RasterRows } from "../codecs/formats";
 import type { Env } from "../env";
 import type { Model, ModelProvider } from "../models/catalog";
 
@@ -68,11 +68,13 @@ export type TaskKind = ProviderTask["kind"];
 
 /**
  * What a provider hands back. `raster` when it computed pixels itself (the tool encodes them),
+ * `rows` when it makes them as they are written (the tool streams them into the hosted file),
  * `encoded` when the upstream sent a finished file (the tool checks it really is an image),
  * `svg` for markup (the tool sanitises it). `costUsd` is the provider's price when known.
  */
 export type ProviderOutput =
   | { kind: "raster"; image: RasterImage; costUsd?: number }
+  | { kind: "rows"; rows: RasterRows; costUsd?: number }
   | { kind: "encoded"; bytes: Uint8Array; costUsd?: number }
   | { kind: "svg"; markup: string; costUsd?: number };
 

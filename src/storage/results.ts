@@ -30,6 +30,57 @@ export async function hostResult(bucket: R2Bucket, baseUrl: string, file: FileLi
   return { id, url: `${baseUrl}/files/${id}.${ext}` };
 }
 
+/**
+ * Parts of a multipart upload: R2 takes parts of at least 5 MiB (but for the last) and of one
+ * size (but for the last). What a streamed result holds of its file at once.
+ */
+export const UPLOAD_PART_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Hosts a file that is written as it is read (`pieces`, of any sizes, made one after another:
+ * png-stream.ts), never whole: a multipart upload of UPLOAD_PART_BYTES parts, or one put when
+ * the file ends within the first part. A failure while writing aborts the upload (nothing is
+ * left under the id) and is thrown.
+ */
+export async function hostPieces(bucket: R2Bucket, baseUrl: string, pieces: AsyncIterable<Uint8Array>, kind: HostedKind): Promise<HostedFile & { bytes: number }> {
+  const { mime, ext } = hostedFileInfo(kind);
+  const id = randomBase62(24);
+  const key = `${RESULT_PREFIX}${id}.${ext}`;
+  const options = { httpMetadata: { contentType: mime } };
+  const part = new Uint8Array(UPLOAD_PART_BYTES);
+  let filled = 0;
+  let upload: R2MultipartUpload | null = null;
+  const parts: R2UploadedPart[] = [];
+  let total = 0;
+  try {
+    for await (const piece of pieces) {
+      total += piece.length;
+      for (let at = 0; at < piece.length; ) {
+        const take = Math.min(piece.length - at, UPLOAD_PART_BYTES - filled);
+        part.set(piece.subarray(at, at + take), filled);
+        filled += take;
+        at += take;
+        if (filled === UPLOAD_PART_BYTES) {
+          upload ??= await bucket.createMultipartUpload(key, options);
+          parts.push(await upload.uploadPart(parts.length + 1, part));
+          filled = 0; // uploaded: the buffer takes the next part
+
+        }
+      }
+    }
+    if (upload === null) {
+      await bucket.put(key, part.subarray(0, filled), options);
+    } else {
+      if (filled > 0) parts.push(await upload.uploadPart(parts.length + 1, part.subarray(0, filled)));
+      await upload.complete(parts);
+    }
+  } catch (error) {
+    await upload?.abort().catch(() => undefined);
+    throw error;
+  }
+  return { id, url: `${baseUrl}/files/${id}.${ext}`, bytes: total };
+}
+
 /** R2 takes a stream only when its length is known: a FixedLengthStream the pieces are written into. */
 function uploadOf(file: FileLike): Uint8Array | ReadableStream<Uint8Array> {
   const bytes = fileBytesOf(file);

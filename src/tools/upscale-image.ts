@@ -1,14 +1,20 @@
 import { z } from "@hono/zod-openapi";
 import { PixelgateError } from "../errors";
 import { resolveTaskModel, servedNote, type ServingModel } from "../models/resolve";
+import { isolateCodecGate, waitingBytes, type Permit } from "../codecs";
 import { checkTask, runModel, type ScaleFactor, type UpscaleTask } from "../providers";
+import { assertUpscaleFits, estimateUpscaleBytes, UPSCALE_OUTPUT_LIMITS } from "../providers/upscale-limits";
+import { holdingPermit } from "./codec-work";
 import { imageAliasField, imageField, responseFormatField, type ResponseFormat, taskModelField } from "./model-fields";
-import { expectImage, imageResultFields, storeImage, timing } from "./model-output";
+import { expectImageOrStreamed, imageResultFields, storeImage, timing } from "./model-output";
 import { IMAGE_INPUT_ERRORS, sourceImageOf } from "./source-image";
 import { requestBody } from "./request-body";
 import { defineTool } from "./types";
 
-// upscale_image: 2x, 4x or 8x with the dedicated upscaler, 15 credits at any factor.
+// upscale_image: 2x, 4x or 8x with the dedicated upscaler, 15 credits at any factor. The result
+// is hosted: the local upscaler's rows go straight into the file in R2 as they are made, an
+// upstream's file is stored as it came. Its size is known from the input's header, so the output
+// limit (UPSCALE_OUTPUT_LIMITS), `b64_json`'s limit and the memory gate all answer before the charge.
 
 export const UPSCALE_CREDITS = 15;
 export const SCALE_FACTORS = ["2x", "4x", "8x"] as const;
@@ -41,6 +47,20 @@ interface Prepared {
   task: UpscaleTask;
   model: ServingModel;
   responseFormat: ResponseFormat;
+  /** The memory gate's admission of a local upscale (the work runs in this isolate); null upstream. */
+  permit: Permit | null;
+}
+
+/** `b64_json` of a result too large to read back whole is refused before the charge. */
+function assertInlineFits(image: { width: number; height: number }, factor: ScaleFactor, responseFormat: ResponseFormat): void {
+  const pixels = image.width * factor * image.height * factor;
+  if (responseFormat !== "b64_json" || pixels <= UPSCALE_OUTPUT_LIMITS.inline) return;
+  const side = Math.sqrt(UPSCALE_OUTPUT_LIMITS.inline);
+  throw new PixelgateError(
+    "invalid_parameter",
+    `An upscale result of ${image.width * factor}x${image.height * factor} is answered as a link only; responseFormat b64_json is available up to ${side} x ${side} pixels. Leave responseFormat out and download imageUrl.`,
+    { param: "responseFormat" },
+  );
 }
 
 const UpscaleResult = z
@@ -59,25 +79,35 @@ export const upscaleImage = defineTool({
   paths: { v1: "/v1/upscale", playground: "/playground/upscale" },
   summary: "Upscale an image 2x, 4x or 8x (15 credits)",
   description:
-    "Enlarges the image by exactly the factor with the dedicated upscaler. Always 15 credits. An input whose result would exceed the output limit is refused with 400 before charging.",
+    "Enlarges the image by exactly the factor with the dedicated upscaler, up to 8192 x 8192 pixels. Always 15 credits. An input whose result would exceed the output limit is refused with 400 before charging. The result is hosted (`imageUrl`); `b64_json` is available for results up to 2048 x 2048.",
   mcpDescription:
     "Enlarges the image by exactly the factor (`scale`) with the dedicated upscaler. Always 15 credits. An input whose result would exceed the output size limit is refused before anything is charged.",
   mcpHides: ["scaleFactor"],
-  errors: [...IMAGE_INPUT_ERRORS, "upstream_error", "upstream_timeout"],
+  errors: [...IMAGE_INPUT_ERRORS, "service_busy", "upstream_error", "upstream_timeout"],
   input: () => UpscaleInput,
   result: () => UpscaleResult,
   async prepare(input: UpscaleInput, ctx): Promise<Prepared> {
     const model = await resolveTaskModel(ctx.env, "upscale", input.model ?? undefined);
     const factor = Number.parseInt(scaleOf(input), 10) as ScaleFactor;
-    const task: UpscaleTask = { kind: "upscale", image: await sourceImageOf(input, ctx), factor };
+    const image = await sourceImageOf(input, ctx);
+    const task: UpscaleTask = { kind: "upscale", image, factor };
+    assertUpscaleFits(image.width, image.height, factor, "image", UPSCALE_OUTPUT_LIMITS.streamed);
     checkTask(task, model);
-    return { task, model, responseFormat: input.responseFormat };
+    assertInlineFits(image, factor, input.responseFormat);
+    // The items of one batch share their context: one group at the gate (memory-gate.ts).
+    const estimate = estimateUpscaleBytes({ ...image, bytes: image.bytes.length }, factor);
+    const permit = model.provider === "local" ? await isolateCodecGate.acquire(estimate, ctx, waitingBytes(image.bytes.length)) : null;
+    return { task, model, responseFormat: input.responseFormat, permit };
   },
   price: () => UPSCALE_CREDITS,
+  release: ({ permit }) => permit?.release(),
   summarize: (input: UpscaleInput, prepared?: Prepared) => ({ model: prepared?.model.modelId ?? input.model ?? "", prompt: "" }),
-  async run({ task, model, responseFormat }, ctx) {
-    const image = expectImage(await runModel(ctx, model, task), model);
-    const stored = await storeImage(ctx, image, responseFormat);
+  async run({ task, model, responseFormat, permit }, ctx) {
+    const work = async () => {
+      const image = expectImageOrStreamed(await runModel(ctx, model, task), model);
+      return { image, stored: await storeImage(ctx, image, responseFormat) };
+    };
+    const { image, stored } = permit ? await holdingPermit(permit, work) : await work();
     return {
       message: `Upscaled ${task.image.width}x${task.image.height} by ${task.factor}x to ${image.width}x${image.height} with ${model.name}.${servedNote(model)}`,
       result: {

@@ -16,7 +16,8 @@ import { crop, cropSize, flipVertical, mirror, rotate } from "./edit/geometry.ts
 import { splitInstruction, supportedList } from "./edit/grammar.ts";
 import { recogniseClause } from "./edit/recognise.ts";
 import { adjustBrightness, adjustContrast, grayscale, invert, sepia } from "./edit/tone.ts";
-import { assertUpscaleFits, upscaleLanczos } from "./upscale.ts";
+import { assertUpscaleFits, UPSCALE_OUTPUT_LIMITS } from "../upscale-limits.ts";
+import { upscaleLanczos } from "./upscale.ts";
 
 export { SUPPORTED_EDITS } from "./edit/grammar.ts";
 
@@ -77,7 +78,7 @@ export function checkEditFits(plan: EditPlan, width: number, height: number): vo
     if (op.kind === "rotate" && op.degrees !== 180) [w, h] = [h, w];
     else if (op.kind === "crop") [w, h] = cropSize(w, h, op.ratio);
     else if (op.kind === "upscale") {
-      assertUpscaleFits(w, h, op.factor, "prompt");
+      assertUpscaleFits(w, h, op.factor, "prompt", UPSCALE_OUTPUT_LIMITS.raster);
       w *= op.factor;
       h *= op.factor;
     }

@@ -7,7 +7,8 @@ import { cutOutBackground } from "./cutout";
 import { applyEdit, checkEditFits, planEdit, type EditPlan } from "./edit";
 import { renderScene } from "./render";
 import { composeSvg } from "./svg-composer";
-import { assertUpscaleFits, upscaleLanczos } from "./upscale";
+import { assertUpscaleFits, UPSCALE_OUTPUT_LIMITS } from "../upscale-limits";
+import { upscaleRows } from "./upscale";
 
 // The built-in provider: offline, deterministic, and honest about being classical image
 // processing rather than a neural model. It serves every task, so `npm start` works with no
@@ -40,7 +41,7 @@ export const localProvider: ImageProvider = {
         checkEditFits(planFor(task), task.image.width, task.image.height);
         return;
       case "upscale":
-        assertUpscaleFits(task.image.width, task.image.height, task.factor, "image");
+        assertUpscaleFits(task.image.width, task.image.height, task.factor, "image", UPSCALE_OUTPUT_LIMITS.streamed);
         return;
       default:
         return;
@@ -59,7 +60,8 @@ export const localProvider: ImageProvider = {
       case "remove_bg":
         return { kind: "raster", image: cutOutOrFail(await decode(task.image)), costUsd: 0 };
       case "upscale":
-        return { kind: "raster", image: upscaleLanczos(await decode(task.image), task.factor), costUsd: 0 };
+        // Rows, made as the hosted file is written: the output is never whole (upscaleRows).
+        return { kind: "rows", rows: upscaleRows(await decode(task.image), task.factor), costUsd: 0 };
       case "svg":
         return { kind: "svg", markup: composeSvg({ prompt: task.prompt, style: task.style, seed: task.seed }), costUsd: 0 };
     }

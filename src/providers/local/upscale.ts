@@ -4,106 +4,100 @@
 // same fractional offset from its source pixels for a given x % factor, so the filter weights
 // are computed once per phase (factor sets of 6 taps) instead of once per output pixel.
 
-import type { RasterImage } from "../../codecs/formats.ts";
+import type { RasterImage, RasterRows } from "../../codecs/formats.ts";
 import { imageHasAlpha } from "../../codecs/raster.ts";
-import { PixelgateError } from "../../errors.ts";
 import type { ScaleFactor } from "../types.ts";
-import { premultiply, unpremultiplyInto } from "./edit/alpha.ts";
-
-/**
- * The largest output the upscaler produces: 2048 x 2048, so the everyday 512 -> 2048 (4x) and
- * 256 -> 2048 (8x) fit. That is 4.8% over the model tools' input limit (MODEL_INPUT_MAX_PIXELS), which
- * is sized for the worst decode+encode pair (JPEG, ~80 MB at 4 MP). An upscale holds less: the
- * small source, one float32 half-pass (16.8 MB at 2048 x 512), the 16.8 MB result, then the
- * lossless PNG encode, which measured 48 MB at 4 MP including a decode (npm run bench:codecs).
- */
-export const MAX_UPSCALE_OUTPUT_PIXELS: number = 2048 * 2048;
+import { assertUpscaleFits, UPSCALE_OUTPUT_LIMITS } from "../upscale-limits.ts";
+import { premultiplyInto, unpremultiplyInto } from "./edit/alpha.ts";
 
 const LOBES = 3;
 /** Source pixels inside the window of one output pixel (the window is 2 * LOBES wide). */
 const TAPS = 2 * LOBES;
 
+/** Output rows handed out at once by upscaleRows: a band of at most this many bytes (1 MB). */
+const BAND_BYTES = 1 << 20;
+
 /**
- * Refuses, before any credit is taken, an upscale whose output would pass the pixel limit. The
- * message names the largest input that fits at this factor, so the caller can resize and retry.
+ * The image enlarged to exactly width*factor x height*factor with a Lanczos-3 filter, as bands of
+ * whole RGBA rows, top to bottom, each band made only when asked for. What is held meanwhile is
+ * the source and a few of its rows widened (float, the 6 the vertical taps read and the next):
+ * never the output, which at 8192 x 8192 would be 256 MB. Each band is a fresh array the caller
+ * may keep. `alpha`: whether any output pixel may be translucent (the source has alpha).
  */
-export function assertUpscaleFits(width: number, height: number, factor: ScaleFactor, param = "image"): void {
-  if (factor !== 2 && factor !== 4 && factor !== 8) {
-    throw new PixelgateError("invalid_parameter", `The scale factor must be 2x, 4x or 8x, not ${String(factor)}x.`, { param });
-  }
-  const outputPixels = width * factor * height * factor;
-  if (outputPixels <= MAX_UPSCALE_OUTPUT_PIXELS) return;
-  const maxInput = Math.floor(MAX_UPSCALE_OUTPUT_PIXELS / (factor * factor));
-  const [fitWidth, fitHeight] = largestFit(width, height, maxInput);
-  throw new PixelgateError(
-    "image_too_large",
-    `Upscaling ${width}x${height} by ${factor}x would give ${width * factor}x${height * factor} ` +
-      `(${count(outputPixels)} pixels); the upscale output limit is ${count(MAX_UPSCALE_OUTPUT_PIXELS)} pixels. ` +
-      `At ${factor}x the input may have at most ${count(maxInput)} pixels, ` +
-      `e.g. ${fitWidth}x${fitHeight} at this aspect ratio.`,
-    { param },
-  );
+export function upscaleRows(image: RasterImage, factor: ScaleFactor): RasterRows {
+  const transparent = imageHasAlpha(image);
+  return { width: image.width * factor, height: image.height * factor, alpha: transparent, bands: lanczosBands(image, factor, transparent) };
 }
 
-/** The largest width x height with the same aspect ratio and at most `maxPixels` pixels. */
-function largestFit(width: number, height: number, maxPixels: number): [number, number] {
-  const scale = Math.sqrt(maxPixels / (width * height));
-  let w = Math.max(1, Math.floor(width * scale));
-  let h = Math.max(1, Math.floor(height * scale));
-  while (w * h > maxPixels) {
-    if (w >= h && w > 1) w--;
-    else h--;
-  }
-  return [w, h];
-}
-
-function count(n: number): string {
-  return n.toLocaleString("en-US");
-}
-
-/** The image enlarged to exactly width*factor x height*factor with a Lanczos-3 filter. */
+/** The image enlarged whole: for an upscale step of the local editor, whose next step reads the raster. */
 export function upscaleLanczos(image: RasterImage, factor: ScaleFactor): RasterImage {
-  assertUpscaleFits(image.width, image.height, factor);
+  assertUpscaleFits(image.width, image.height, factor, "image", UPSCALE_OUTPUT_LIMITS.raster);
+  const { width, height, bands } = upscaleRows(image, factor);
+  const out = new Uint8ClampedArray(width * height * 4);
+  let at = 0;
+  for (const band of bands) {
+    out.set(band, at);
+    at += band.length;
+  }
+  return { width, height, data: out };
+}
+
+function* lanczosBands(image: RasterImage, factor: ScaleFactor, transparent: boolean): Generator<Uint8ClampedArray> {
   const { width: w, height: h } = image;
   const ow = w * factor;
   const oh = h * factor;
-  const phases = phaseWeights(factor);
-  // Filtering runs on premultiplied colour so transparent pixels lend no colour. An opaque
-  // image's result needs no unpremultiplying (alpha is 255 throughout), which skips a divide
-  // per output pixel on the common case.
-  const transparent = imageHasAlpha(image);
-  const wide = widenRows(premultiply(image.data), w, h, factor, phases);
-  const out = new Uint8ClampedArray(ow * oh * 4);
   const rowLength = ow * 4;
-  // One reusable output row in float, so the vertical pass can be unpremultiplied per row.
-  const row = transparent ? new Float32Array(rowLength) : null;
-  const sourceRow = (y: number) => {
-    const start = (y < 0 ? 0 : y >= h ? h - 1 : y) * rowLength;
-    return wide.subarray(start, start + rowLength);
-  };
-  for (let oy = 0; oy < oh; oy++) {
-    const sy = Math.floor(oy / factor);
-    const phase = oy % factor;
-    const first = sy + phases.first[phase]!;
-    const wb = phase * TAPS;
-    const wt = phases.weights;
-    const w0 = wt[wb]!, w1 = wt[wb + 1]!, w2 = wt[wb + 2]!, w3 = wt[wb + 3]!, w4 = wt[wb + 4]!, w5 = wt[wb + 5]!;
-    const a0 = sourceRow(first), a1 = sourceRow(first + 1), a2 = sourceRow(first + 2);
-    const a3 = sourceRow(first + 3), a4 = sourceRow(first + 4), a5 = sourceRow(first + 5);
-    const target = row ?? out.subarray(oy * rowLength, (oy + 1) * rowLength);
-    for (let x = 0; x < rowLength; x++) {
-      target[x] = w0 * a0[x]! + w1 * a1[x]! + w2 * a2[x]! + w3 * a3[x]! + w4 * a4[x]! + w5 * a5[x]!;
+  const phases = phaseWeights(factor);
+  const widen = rowWidener(image, factor, phases);
+  // Widened source rows by row number (edges clamped): the vertical pass of an output row reads
+  // 6 consecutive ones, and the window moves down one source row every `factor` output rows.
+  const widened = new Map<number, Float32Array>();
+  const sourceRow = (y: number): Float32Array => {
+    const sy = y < 0 ? 0 : y >= h ? h - 1 : y;
+    let row = widened.get(sy);
+    if (!row) {
+      row = widen(sy);
+      widened.set(sy, row);
     }
-    if (row) unpremultiplyInto(row, out.subarray(oy * rowLength, (oy + 1) * rowLength));
-    else for (let x = oy * rowLength + 3; x < (oy + 1) * rowLength; x += 4) out[x] = 255;
+    return row;
+  };
+  // One reusable output row in float, so a translucent image's row can be unpremultiplied.
+  const floatRow = transparent ? new Float32Array(rowLength) : null;
+  const bandRows = Math.max(1, Math.floor(BAND_BYTES / rowLength));
+  for (let y0 = 0; y0 < oh; y0 += bandRows) {
+    const rows = Math.min(bandRows, oh - y0);
+    const band = new Uint8ClampedArray(rows * rowLength);
+    for (let k = 0; k < rows; k++) {
+      const oy = y0 + k;
+      const phase = oy % factor;
+      const first = Math.floor(oy / factor) + phases.first[phase]!;
+      for (const y of widened.keys()) if (y < first) widened.delete(y); // rows above the window are done with
+      const wb = phase * TAPS;
+      const wt = phases.weights;
+      const w0 = wt[wb]!, w1 = wt[wb + 1]!, w2 = wt[wb + 2]!, w3 = wt[wb + 3]!, w4 = wt[wb + 4]!, w5 = wt[wb + 5]!;
+      const a0 = sourceRow(first), a1 = sourceRow(first + 1), a2 = sourceRow(first + 2);
+      const a3 = sourceRow(first + 3), a4 = sourceRow(first + 4), a5 = sourceRow(first + 5);
+      const out = band.subarray(k * rowLength, (k + 1) * rowLength);
+      const target = floatRow ?? out;
+      for (let x = 0; x < rowLength; x++) {
+        target[x] = w0 * a0[x]! + w1 * a1[x]! + w2 * a2[x]! + w3 * a3[x]! + w4 * a4[x]! + w5 * a5[x]!;
+      }
+      // An opaque image's result needs no unpremultiplying (alpha is 255 throughout), which
+      // skips a divide per output pixel on the common case.
+      if (floatRow) unpremultiplyInto(floatRow, out);
+      else for (let x = 3; x < rowLength; x += 4) out[x] = 255;
+    }
+    yield band;
   }
-  return { width: ow, height: oh, data: out };
 }
 
-/** Horizontal pass: every row widened to w*factor, kept in float (negative lobes included). */
-function widenRows(source: Float32Array, w: number, h: number, factor: number, phases: Phases): Float32Array {
+/**
+ * The horizontal pass, one source row at a time: row y widened to w*factor, premultiplied and
+ * kept in float (negative lobes included), so transparent pixels lend no colour.
+ */
+function rowWidener(image: RasterImage, factor: number, phases: Phases): (y: number) => Float32Array {
+  const { width: w, data } = image;
   const ow = w * factor;
-  const wide = new Float32Array(ow * h * 4);
   // Byte offset within a source row of each tap of each output column, edges clamped.
   const taps = new Int32Array(ow * TAPS);
   for (let ox = 0; ox < ow; ox++) {
@@ -111,16 +105,17 @@ function widenRows(source: Float32Array, w: number, h: number, factor: number, p
     const first = sx + phases.first[ox % factor]!;
     for (let k = 0; k < TAPS; k++) taps[ox * TAPS + k] = Math.min(w - 1, Math.max(0, first + k)) * 4;
   }
-  for (let y = 0; y < h; y++) {
-    const inRow = y * w * 4;
-    let o = y * ow * 4;
-    for (let ox = 0; ox < ow; ox++, o += 4) {
+  const source = new Float32Array(w * 4);
+  return (y) => {
+    premultiplyInto(data.subarray(y * w * 4, (y + 1) * w * 4), source);
+    const wide = new Float32Array(ow * 4);
+    for (let ox = 0, o = 0; ox < ow; ox++, o += 4) {
       const wb = (ox % factor) * TAPS;
       const tb = ox * TAPS;
       let r = 0, g = 0, b = 0, a = 0;
       for (let k = 0; k < TAPS; k++) {
         const weight = phases.weights[wb + k]!;
-        const s = inRow + taps[tb + k]!;
+        const s = taps[tb + k]!;
         r += weight * source[s]!;
         g += weight * source[s + 1]!;
         b += weight * source[s + 2]!;
@@ -131,8 +126,8 @@ function widenRows(source: Float32Array, w: number, h: number, factor: number, p
       wide[o + 2] = b;
       wide[o + 3] = a;
     }
-  }
-  return wide;
+    return wide;
+  };
 }
 
 interface Phases {

@@ -4,7 +4,9 @@
 
 import { describe, expect, it } from "vitest";
 import type { RasterImage } from "../../../src/codecs/index.ts";
-import { assertUpscaleFits, MAX_UPSCALE_OUTPUT_PIXELS, upscaleLanczos } from "../../../src/providers/local/upscale.ts";
+import { estimateCodecBytes } from "../../../src/codecs/limits.ts";
+import { upscaleLanczos, upscaleRows } from "../../../src/providers/local/upscale.ts";
+import { assertUpscaleFits, estimateUpscaleBytes, UPSCALE_OUTPUT_LIMITS } from "../../../src/providers/upscale-limits.ts";
 import { image, pixelAt } from "../../codecs/support.ts";
 import { prng } from "../../support/prng.ts";
 import { thrown } from "../../support/thrown.ts";
@@ -84,12 +86,51 @@ describe("upscaleLanczos", () => {
   });
 });
 
+describe("upscaleRows", () => {
+  it("hands out the same pixels as the whole upscale, a band at a time, each band made only when asked for", () => {
+    const random = prng(7);
+    // Translucent and opaque: both of the vertical pass's endings.
+    for (const alpha of [255, 0] as const) {
+      const source = image(300, 100, () => [random() * 255, random() * 255, random() * 255, alpha === 255 ? 255 : random() * 255]);
+      const whole = upscaleLanczos(source, 4);
+      const rows = upscaleRows(source, 4);
+      expect([rows.width, rows.height, rows.alpha]).toEqual([1200, 400, alpha !== 255]);
+      const first = rows.bands.next();
+      expect(first.done).toBe(false);
+      // A band is a few rows (at most 1 MB), not the image.
+      expect(first.value!.length).toBeLessThan(whole.data.length);
+      expect(first.value!.length % (1200 * 4)).toBe(0);
+      const bands = [first.value!, ...rows.bands];
+      expect(bands.length).toBeGreaterThan(1);
+      const joined = new Uint8ClampedArray(whole.data.length);
+      let at = 0;
+      for (const band of bands) (joined.set(band, at), (at += band.length));
+      expect(at).toBe(whole.data.length);
+      expect(Buffer.from(joined).equals(Buffer.from(whole.data))).toBe(true);
+    }
+  });
+});
+
 describe("assertUpscaleFits", () => {
-  it("lets the everyday 512 -> 2048 (4x) and 256 -> 2048 (8x) through, and no more", () => {
-    expect(MAX_UPSCALE_OUTPUT_PIXELS).toBe(2048 * 2048);
-    expect(() => assertUpscaleFits(512, 512, 4)).not.toThrow();
-    expect(() => assertUpscaleFits(256, 256, 8)).not.toThrow();
-    expect(thrown(() => assertUpscaleFits(513, 512, 4)).code).toBe("image_too_large");
+  const RASTER = UPSCALE_OUTPUT_LIMITS.raster;
+  const STREAMED = UPSCALE_OUTPUT_LIMITS.streamed;
+
+  it("the upscale tool's limit is 8192 x 8192: 4x of a 1024 render, 8x to 8192, 2x of a 12 MP photo", () => {
+    expect(STREAMED).toBe(8192 * 8192);
+    expect(() => assertUpscaleFits(1024, 1024, 4, "image", STREAMED)).not.toThrow();
+    expect(() => assertUpscaleFits(2048, 2048, 4, "image", STREAMED)).not.toThrow();
+    expect(() => assertUpscaleFits(1024, 1024, 8, "image", STREAMED)).not.toThrow();
+    expect(() => assertUpscaleFits(4032, 3024, 2, "image", STREAMED)).not.toThrow();
+    const error = thrown(() => assertUpscaleFits(6000, 4000, 2, "image", STREAMED));
+    expect(error.code).toBe("image_too_large");
+    expect(error.message).toContain("(8192 x 8192)");
+  });
+
+  it("an upscale step of the local editor (a whole raster) stops at 2048 x 2048", () => {
+    expect(RASTER).toBe(2048 * 2048);
+    expect(() => assertUpscaleFits(512, 512, 4, "prompt", RASTER)).not.toThrow();
+    expect(() => assertUpscaleFits(256, 256, 8, "prompt", RASTER)).not.toThrow();
+    expect(thrown(() => assertUpscaleFits(513, 512, 4, "prompt", RASTER)).code).toBe("image_too_large");
   });
 
   const cases = [
@@ -98,21 +139,35 @@ describe("assertUpscaleFits", () => {
     { factor: 8, fits: [256, 256], over: [257, 256], maxInput: "65,536" },
   ] as const;
   for (const { factor, fits, over, maxInput } of cases) {
-    it(`${factor}x: accepts ${fits.join("x")}, refuses ${over.join("x")} naming the largest input that fits`, () => {
-      expect(() => assertUpscaleFits(fits[0], fits[1], factor)).not.toThrow();
-      const error = thrown(() => assertUpscaleFits(over[0], over[1], factor, "scaleFactor"));
+    it(`${factor}x at the raster limit: accepts ${fits.join("x")}, refuses ${over.join("x")} naming the largest input that fits`, () => {
+      expect(() => assertUpscaleFits(fits[0], fits[1], factor, "image", RASTER)).not.toThrow();
+      const error = thrown(() => assertUpscaleFits(over[0], over[1], factor, "scaleFactor", RASTER));
       expect(error.code).toBe("image_too_large");
       expect(error.param).toBe("scaleFactor");
       expect(error.message).toContain(`${over[0] * factor}x${over[1] * factor}`);
       expect(error.message).toContain(`at most ${maxInput} pixels`);
       const [, w, h] = /e\.g\. (\d+)x(\d+) at this aspect ratio/.exec(error.message)!;
-      expect(Number(w) * Number(h) * factor * factor).toBeLessThanOrEqual(MAX_UPSCALE_OUTPUT_PIXELS);
-      expect(() => assertUpscaleFits(Number(w), Number(h), factor)).not.toThrow();
+      expect(Number(w) * Number(h) * factor * factor).toBeLessThanOrEqual(RASTER);
+      expect(() => assertUpscaleFits(Number(w), Number(h), factor, "image", RASTER)).not.toThrow();
     });
   }
 
-  it("defaults the parameter to image and refuses an unknown factor", () => {
-    expect(thrown(() => assertUpscaleFits(4000, 4000, 2)).param).toBe("image");
-    expect(thrown(() => assertUpscaleFits(10, 10, 3 as 2)).code).toBe("invalid_parameter");
+  it("refuses an unknown factor", () => {
+    expect(thrown(() => assertUpscaleFits(10, 10, 3 as 2, "image", STREAMED)).code).toBe("invalid_parameter");
+  });
+});
+
+describe("estimateUpscaleBytes", () => {
+  it("grows with the output's width, not its area: 8x of 1024 x 1024 fits the isolate's budget, far under the 256 MB output raster", () => {
+    const source = { width: 1024, height: 1024, format: "png" as const, bytes: 1_000_000 };
+    const at8 = estimateUpscaleBytes(source, 8);
+    expect(at8).toBeLessThan(8192 * 8192 * 4 / 4);
+    expect(at8).toBeLessThan(100 * 1024 * 1024);
+    expect(estimateUpscaleBytes(source, 2)).toBeLessThanOrEqual(at8);
+    // A 12 MP photo holds its decoded source (48 MB) through the whole upscale, and its decode
+    // is estimated as a codec call reading it would be.
+    const photo = { width: 4032, height: 3024, format: "jpeg" as const, bytes: 4_000_000 };
+    expect(estimateUpscaleBytes(photo, 2)).toBeGreaterThan(4032 * 3024 * 4);
+    expect(estimateUpscaleBytes(photo, 2)).toBeGreaterThanOrEqual(estimateCodecBytes(4032 * 3024, "jpeg", null, 4_000_000));
   });
 });

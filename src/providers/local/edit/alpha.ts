@@ -6,6 +6,12 @@
 /** RGBA as floats with colour multiplied by alpha: (r*a/255, g*a/255, b*a/255, a). */
 export function premultiply(data: Uint8ClampedArray): Float32Array {
   const out = new Float32Array(data.length);
+  premultiplyInto(data, out);
+  return out;
+}
+
+/** premultiply into `out` (as long as `data`): a row at a time, for the upscaler. */
+export function premultiplyInto(data: Uint8ClampedArray, out: Float32Array): void {
   for (let i = 0; i < data.length; i += 4) {
     const k = data[i + 3]! / 255;
     out[i] = data[i]! * k;
@@ -13,7 +19,6 @@ export function premultiply(data: Uint8ClampedArray): Float32Array {
     out[i + 2] = data[i + 2]! * k;
     out[i + 3] = data[i + 3]!;
   }
-  return out;
 }
 
 /**

@@ -1,0 +1,93 @@
+// How large an upscale may get, whatever the provider, and what a local one costs the isolate's
+// memory: both known from the input's header before any credit is taken.
+
+import type { InputFormat } from "../codecs/formats.ts";
+import { estimateCodecBytes, FIXED_BYTES } from "../codecs/limits.ts";
+import { PixelgateError } from "../errors.ts";
+import { UPLOAD_PART_BYTES } from "../storage/results.ts";
+import type { ScaleFactor } from "./types.ts";
+
+/**
+ * The largest upscale results, in pixels, by how the result is made: one table, read by the
+ * pre-charge checks, the tests and docs/api.md.
+ * - `streamed`: the upscale tool, whatever the provider: 8192 x 8192, so 4x of 2048 x 2048, 8x
+ *   of 1024 x 1024 and 2x of a 12 MP photo (4032 x 3024 -> 8064 x 6048) fit. The local
+ *   upscaler writes such a result as rows straight into the hosted file (upscaleRows,
+ *   png-stream.ts), holding the source and a few widened rows, never the output.
+ * - `raster`: an upscale step of the local editor (edit's `action: upscale`, "upscale 4x" in a
+ *   prompt), whose result is a whole raster the next step reads and the PNG encoder takes:
+ *   2048 x 2048, as measured for the model tools' encode (npm run bench:codecs).
+ * - `inline`: the largest upscale answered with `responseFormat: b64_json` besides its link (the
+ *   hosted file is read back whole for its base64): as `raster`.
+ */
+export const UPSCALE_OUTPUT_LIMITS = {
+  streamed: 8192 * 8192,
+  raster: 2048 * 2048,
+  inline: 2048 * 2048,
+} as const;
+
+/**
+ * Refuses, before any credit is taken, an upscale whose output would pass `limit` (an entry of
+ * UPSCALE_OUTPUT_LIMITS). The message names the largest input that fits at this factor, so the
+ * caller can resize and retry.
+ */
+export function assertUpscaleFits(width: number, height: number, factor: ScaleFactor, param: string, limit: number): void {
+  if (factor !== 2 && factor !== 4 && factor !== 8) {
+    throw new PixelgateError("invalid_parameter", `The scale factor must be 2x, 4x or 8x, not ${String(factor)}x.`, { param });
+  }
+  const outputPixels = width * factor * height * factor;
+  if (outputPixels <= limit) return;
+  const maxInput = Math.floor(limit / (factor * factor));
+  const [fitWidth, fitHeight] = largestFit(width, height, maxInput);
+  const side = Math.sqrt(limit);
+  throw new PixelgateError(
+    "image_too_large",
+    `Upscaling ${width}x${height} by ${factor}x would give ${width * factor}x${height * factor} ` +
+      `(${count(outputPixels)} pixels); the upscale output limit is ${count(limit)} pixels (${side} x ${side}). ` +
+      `At ${factor}x the input may have at most ${count(maxInput)} pixels, ` +
+      `e.g. ${fitWidth}x${fitHeight} at this aspect ratio.`,
+    { param },
+  );
+}
+
+/** The largest width x height with the same aspect ratio and at most `maxPixels` pixels. */
+function largestFit(width: number, height: number, maxPixels: number): [number, number] {
+  const scale = Math.sqrt(maxPixels / (width * height));
+  let w = Math.max(1, Math.floor(width * scale));
+  let h = Math.max(1, Math.floor(height * scale));
+  while (w * h > maxPixels) {
+    if (w >= h && w > 1) w--;
+    else h--;
+  }
+  return [w, h];
+}
+
+function count(n: number): string {
+  return n.toLocaleString("en-US");
+}
+
+/**
+ * What the local upscaler holds beside the decoded source, per output column: the widened
+ * source rows it keeps (at most 7, four float channels: 112 B) and the float row of a
+ * translucent image (16 B).
+ */
+const WIDENED_BYTES_PER_OUTPUT_COLUMN = 7 * 16 + 16;
+/** A band of output rows (at most 1 MB) and its filtered copy. */
+const BAND_BYTES_HELD = 2 * 1024 * 1024;
+/** zlib's deflate state (memLevel 8, a 32 KB window) and the compressed chunks not yet sent on. */
+const DEFLATE_BYTES = 2 * 1024 * 1024;
+
+/**
+ * The memory a local upscale needs at its peak, for the memory gate: the larger of the source's
+ * decode (estimated as a codec call decoding it) and the upscale itself, which holds the decoded
+ * source (4 B/px), the widened rows, a band, zlib and one upload part (png-stream.ts,
+ * storage/results.ts hostPieces), besides the fixed costs and the upload. It grows with the
+ * output's width, not its area: the output is never whole.
+ */
+export function estimateUpscaleBytes(source: { width: number; height: number; format: InputFormat; bytes: number }, factor: ScaleFactor): number {
+  const pixels = source.width * source.height;
+  const decode = estimateCodecBytes(pixels, source.format, null, source.bytes);
+  const upload = decode - estimateCodecBytes(pixels, source.format, null, 0);
+  const upscale = FIXED_BYTES + 4 * pixels + WIDENED_BYTES_PER_OUTPUT_COLUMN * source.width * factor + BAND_BYTES_HELD + DEFLATE_BYTES + UPLOAD_PART_BYTES;
+  return Math.max(decode, upscale + upload);
+}
