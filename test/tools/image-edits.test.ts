@@ -107,7 +107,8 @@ describe.each(["v1", "playground"])("/%s family", (family) => {
   });
 
   it("upscale refuses a result over the output limit and an unknown factor, free", async () => {
-    const image = await dataUriOf(discOnPlainBackground(300, 300));
+    // 8x of 1025x1024 is 8200x8192: past the 8192 x 8192 limit.
+    const image = await dataUriOf(discOnPlainBackground(1025, 1024));
     const { account, response } = await post(at("upscale"), { image, scaleFactor: "8x", model: LOCAL_UPSCALER });
     await expectError(response, 400, "invalid_request_error", "image_too_large");
     await expectParamError((await post(at("upscale"), { image, scaleFactor: "3x" })).response, "invalid_parameter", "scaleFactor");
