@@ -1,7 +1,9 @@
 import { env } from "cloudflare:workers";
 import { inflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
+import { readHeader } from "../../src/codecs";
 import { MODEL_INPUT_MAX_PIXELS } from "../../src/codecs/limits";
+import { replicateProvider } from "../../src/providers/replicate";
 import { upscaleRows } from "../../src/providers/local/upscale";
 import { UPSCALE_OUTPUT_LIMITS } from "../../src/providers/upscale-limits";
 import { expectError, expectParamError } from "../support/envelope";
@@ -9,6 +11,7 @@ import { newAccount } from "../support/fixtures";
 import { insertModel } from "../support/models";
 import { discOnPlainBackground, noise } from "../support/pictures";
 import { balanceOf, dataUriOf, postTool, usageRows } from "../support/tool-calls";
+import { callFor, modelFor, pngInput, recordOf } from "../upstream/adapter-kit";
 
 // Upscale's default on real sizes: 4x of the service's own 1024x1024 render is 4096x4096, 8x
 // reaches 8192x8192, 2x of a 12 MP photo works. The local upscaler writes its rows straight into
@@ -143,14 +146,27 @@ describe("upscale at real sizes, local", () => {
   }, 120_000);
 });
 
-describe("upscale at real sizes, Replicate (faked at HTTP, its published schema)", () => {
-  it("4x of a 1024x1024 render through Real-ESRGAN is stored as it came: 4096x4096", async () => {
+describe("upscale at real sizes, Replicate (faked at HTTP, held to its published schema)", () => {
+  it("4x of a 1024x1024 render through Real-ESRGAN answers 4096x4096", async () => {
+    // The adapter alone, with a deadline the fake's 4096x4096 file needs (the test worker's is 2 s).
+    const model = modelFor("replicate", REAL_ESRGAN, "upscale");
+    const output = await replicateProvider.run({ kind: "upscale", image: await pngInput(1024, 1024), factor: 4 }, callFor(model, { timeoutMs: 60_000, env: { UPSTREAM_TIMEOUT_MS: "60000" } }));
+    expect(output.kind).toBe("encoded");
+    const bytes = output.kind === "encoded" ? output.bytes : new Uint8Array();
+    expect(readHeader(bytes, "png")).toMatchObject({ width: 4096, height: 4096 });
+    expect(recordOf(bytes)).toMatchObject({ endpoint: "predictions", model: "nightmareai/real-esrgan", scale: 4 });
+  }, 120_000);
+
+  it("the billed path stores Real-ESRGAN's file as it came, at 4x", async () => {
     const model = await insertModel({ provider: "replicate", upstreamModel: REAL_ESRGAN, task: "upscale", costPerReq: 15 });
-    const { account, response, body } = await upscale({ image: await dataUriOf(discOnPlainBackground(1024, 1024)), model });
-    expect(response.status).toBe(200);
-    expect(body).toMatchObject({ deductedCredits: 15, result: { scaleFactor: "4x", width: 4096, height: 4096 } });
+    const { account, response, body } = await upscale({ image: await dataUriOf(discOnPlainBackground(256, 192)), model });
+    expect(response.status, JSON.stringify(body)).toBe(200);
+    expect(body).toMatchObject({ deductedCredits: 15, result: { scaleFactor: "4x", width: 1024, height: 768 } });
     const stored = await storedPng(body.result.imageUrl);
-    expect(stored).toMatchObject({ width: 4096, height: 4096, endsWithIend: true });
+    expect(stored).toMatchObject({ width: 1024, height: 768, endsWithIend: true });
+    // The upstream's own file, byte for byte: it carries the fake's record of the request.
+    const file = new Uint8Array(await (await env.FILES.get(stored.key))!.arrayBuffer());
+    expect(recordOf(file)).toMatchObject({ model: "nightmareai/real-esrgan", scale: 4 });
     expect((await usageRows(account.id))[0]).toMatchObject({ tool: "upscale_image", credits_deducted: 15, credits_refunded: 0 });
   }, 120_000);
 });
