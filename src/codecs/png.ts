@@ -163,7 +163,7 @@ export async function decodePng(bytes: Uint8Array): Promise<RasterImage> {
 }
 
 /** Undoes the row filter in place. `line[0]` is the filter type; `prev` the previous raw row. */
-function unfilter(line: Uint8Array, prev: Uint8Array, bpp: number): void {
+export function unfilter(line: Uint8Array, prev: Uint8Array, bpp: number): void {
   const n = line.length;
   switch (line[0]) {
     case 0:

@@ -1,17 +1,33 @@
 import { decodeImage, encodeImage, readHeader, sniffFormat, type RasterImage } from "../codecs";
+import { bmpLayout } from "../codecs/bmp";
 import { MODEL_INPUT_MAX_PIXELS } from "../codecs/limits";
-import { shrinkToFit } from "../raster/shrink";
+import { streamBmp } from "../codecs/native";
+import { readPngRows } from "../codecs/png-rows";
+import { ShrinkRows, shrinkToFit } from "../raster/shrink";
 import { rasterizeSvg } from "../svg/raster/rasterize";
 import { base64Of } from "../http/base64-bytes";
 
 // The inline picture an MCP result carries so an agent (and its user) can see what was made
 // without fetching anything (SVG included, drawn by a small rasteriser of our own): at most 512 px on the long side, WebP, tens of KB of base64 -
 // well under what common clients accept. The full result stays one link away.
+//
+// Every image result gets one, whatever its size. A picture up to MODEL_INPUT_MAX_PIXELS is
+// decoded whole and shrunk; a larger one (an 8192 x 8192 upscale) is shrunk from its rows as a
+// reader hands them out, never decoded whole: a PNG read from R2 as it arrives (png-rows.ts), a
+// JPEG or WebP through our build's row reader (native.ts streamBmp, which composites alpha onto
+// black: such a preview of a translucent WebP shows black behind it).
 
 export const PREVIEW_MAX_SIDE = 512;
 /** SVG is drawn by our own small rasteriser (svg/raster); markup beyond this gets no preview. */
 const MAX_SVG_PREVIEW_BYTES = 1024 * 1024;
 const PREVIEW_QUALITY = 75;
+/**
+ * A stored result up to this size is read whole for its preview; a larger PNG is read as a
+ * stream, a larger JPEG or WebP whole up to MAX_WHOLE_READ_BYTES (what an upstream may send:
+ * providers/upstream-http.ts), beyond which it has no preview.
+ */
+const WHOLE_READ_BYTES = 16 * 1024 * 1024;
+const MAX_WHOLE_READ_BYTES = 40 * 1024 * 1024;
 
 export interface Preview {
   data: string;
@@ -20,22 +36,94 @@ export interface Preview {
   height: number;
 }
 
+/** A stored result as R2 hands it out: its size, its type, and a body read once. */
+export interface StoredFile {
+  size: number;
+  contentType: string | undefined;
+  body: ReadableStream<Uint8Array>;
+  arrayBuffer(): Promise<ArrayBuffer>;
+}
+
+/** A small WebP of a stored result, read whole or as a stream by its size (see the top). */
+export async function previewOfStored(file: StoredFile, maxSide = PREVIEW_MAX_SIDE): Promise<Preview | null> {
+  if (file.size <= WHOLE_READ_BYTES) return previewOf(new Uint8Array(await file.arrayBuffer()), maxSide);
+  if (file.contentType === "image/png") return previewOrNull(() => pngRowsPreview(file.body, maxSide));
+  if (file.size <= MAX_WHOLE_READ_BYTES) return previewOf(new Uint8Array(await file.arrayBuffer()), maxSide);
+  await file.body.cancel();
+  return null;
+}
+
 /** A small WebP of an encoded image, or null when it cannot be read (no preview then). */
 export async function previewOf(bytes: Uint8Array, maxSide = PREVIEW_MAX_SIDE): Promise<Preview | null> {
   const format = sniffFormat(bytes);
   if (format === null) return null;
-  try {
-    if (format === "svg") return bytes.length <= MAX_SVG_PREVIEW_BYTES ? await webpPreview(rasterizeSvg(new TextDecoder().decode(bytes), maxSide)) : null;
+  return previewOrNull(async () => {
+    if (format === "svg") return bytes.length <= MAX_SVG_PREVIEW_BYTES ? rasterizeSvg(new TextDecoder().decode(bytes), maxSide) : null;
     const header = readHeader(bytes, format);
-    if (header.width * header.height > MODEL_INPUT_MAX_PIXELS) return null;
-    return await webpPreview(shrinkToFit(await decodeImage(bytes, header), maxSide));
+    if (header.width * header.height <= MODEL_INPUT_MAX_PIXELS) return shrinkToFit(await decodeImage(bytes, header), maxSide);
+    if (format === "png") return pngRowsPreview(new Blob([bytes]).stream(), maxSide);
+    if (format === "jpeg" || format === "webp") return bmpRowsPreview(bytes, header, format, maxSide);
+    return null;
+  });
+}
+
+/** The preview of what `shrink` makes; null when it makes nothing or fails. */
+async function previewOrNull(shrink: () => Promise<RasterImage | null>): Promise<Preview | null> {
+  try {
+    const small = await shrink();
+    if (!small) return null;
+    const webp = await encodeImage(small, "webp", { quality: PREVIEW_QUALITY });
+    return { data: base64Of(webp), mimeType: "image/webp", width: small.width, height: small.height };
   } catch {
     return null; // a preview is a courtesy; the result itself is intact
   }
 }
 
-async function webpPreview(small: RasterImage | null): Promise<Preview | null> {
-  if (!small) return null;
-  const webp = await encodeImage(small, "webp", { quality: PREVIEW_QUALITY });
-  return { data: base64Of(webp), mimeType: "image/webp", width: small.width, height: small.height };
+/** A PNG shrunk from its rows as the stream hands them out. */
+async function pngRowsPreview(stream: ReadableStream<Uint8Array>, maxSide: number): Promise<RasterImage | null> {
+  let shrink: ShrinkRows | null = null;
+  const read = await readPngRows(
+    stream,
+    ({ width, height }) => void (shrink = new ShrinkRows(width, height, maxSide)),
+    (y, rgba) => shrink!.addRow(y, rgba),
+  );
+  return read && shrink ? (shrink as ShrinkRows).result() : null;
+}
+
+/**
+ * A JPEG or WebP shrunk from the rows of the BMP our build makes of it a band at a time
+ * (bottom row first, BGR padded to 4 bytes), never decoded whole.
+ */
+function bmpRowsPreview(bytes: Uint8Array, header: { width: number; height: number }, format: "jpeg" | "webp", maxSide: number): RasterImage | null {
+  const bmp = streamBmp(bytes, header, format);
+  if (!bmp) return null;
+  const { headerSize, stride } = bmpLayout(bmp.width, bmp.height);
+  const shrink = new ShrinkRows(bmp.width, bmp.height, maxSide);
+  const row = new Uint8Array(stride);
+  const rgba = new Uint8Array(bmp.width * 4);
+  let skip = headerSize;
+  let filled = 0;
+  let fileRow = 0;
+  for (const piece of bmp.pieces) {
+    for (let at = 0; at < piece.length; ) {
+      if (skip > 0) {
+        const step = Math.min(skip, piece.length - at);
+        (skip -= step), (at += step);
+        continue;
+      }
+      const take = Math.min(stride - filled, piece.length - at);
+      row.set(piece.subarray(at, at + take), filled);
+      (filled += take), (at += take);
+      if (filled < stride) continue;
+      for (let x = 0; x < bmp.width; x++) {
+        rgba[x * 4] = row[x * 3 + 2]!;
+        rgba[x * 4 + 1] = row[x * 3 + 1]!;
+        rgba[x * 4 + 2] = row[x * 3]!;
+        rgba[x * 4 + 3] = 255;
+      }
+      shrink.addRow(bmp.height - 1 - fileRow++, rgba);
+      filled = 0;
+    }
+  }
+  return fileRow === bmp.height ? shrink.result() : null;
 }

@@ -7,7 +7,7 @@ import { Base64Bytes, withInlineTexts } from "../http/base64-bytes";
 import { errorBodyAt } from "../http/envelope";
 import { decodeDataUri } from "../images/inline-image";
 import { hostedFileInfo, hostResult, openResult } from "../storage/results";
-import { previewOf, type Preview } from "./preview";
+import { previewOf, previewOfStored, type Preview } from "./preview";
 import { InlineBudget, linkedResult } from "./structured";
 
 // Tool results shaped for agents: the REST `result` as structured content (files linked, not
@@ -32,7 +32,8 @@ export function creditsLine(outcome: { deductedCredits: number; userCredits: num
 interface HostedImage {
   url: string;
   mimeType: string;
-  bytes: Uint8Array;
+  /** Its preview, made from the file (read whole, or as a stream when large: preview.ts). */
+  preview(maxSide?: number): Promise<Preview | null>;
 }
 
 /** A file of a result hosted now (compress's data URI, text-to-svg's markup): MCP links every result. */
@@ -40,7 +41,7 @@ async function hostNow(session: McpSession, bytes: Uint8Array): Promise<HostedIm
   const kind = sniffFormat(bytes);
   if (kind === null || kind === "heic") return null; // results are never HEIC
   const { url } = await hostResult(session.env.FILES, session.baseUrl, bytes, kind);
-  return { url, mimeType: hostedFileInfo(kind).mime, bytes };
+  return { url, mimeType: hostedFileInfo(kind).mime, preview: (maxSide) => previewOf(bytes, maxSide) };
 }
 
 /** A result's image: its hosted URL (hosting an inline one now), its type and its bytes. */
@@ -51,7 +52,11 @@ async function hostedImageOf(session: McpSession, result: Record<string, unknown
     if (typeof location !== "string") continue;
     if (location.startsWith(filesPrefix)) {
       const stored = await openResult(session.env.FILES, location.slice(filesPrefix.length));
-      if (stored) return { url: location, mimeType: stored.httpMetadata?.contentType ?? "application/octet-stream", bytes: new Uint8Array(await stored.arrayBuffer()) };
+      if (stored) {
+        const contentType = stored.httpMetadata?.contentType;
+        const file = { size: stored.size, contentType, body: stored.body, arrayBuffer: () => stored.arrayBuffer() };
+        return { url: location, mimeType: contentType ?? "application/octet-stream", preview: (maxSide) => previewOfStored(file, maxSide) };
+      }
     } else if (location.startsWith("data:")) {
       return hostNow(session, decodeDataUri(location, "result").bytes);
     }
@@ -63,7 +68,7 @@ async function hostedImageOf(session: McpSession, result: Record<string, unknown
 async function imageBlocks(session: McpSession, result: Record<string, unknown>, previewSide?: number): Promise<{ url: string | null; blocks: Content }> {
   const image = await hostedImageOf(session, result);
   if (!image) return { url: null, blocks: [] };
-  const preview: Preview | null = await previewOf(image.bytes, previewSide);
+  const preview: Preview | null = await image.preview(previewSide);
   const blocks: Content = [];
   if (preview) blocks.push({ type: "image", data: preview.data, mimeType: preview.mimeType });
   blocks.push({ type: "resource_link", uri: image.url, name: image.url.split("/").pop() ?? "result", mimeType: image.mimeType, description: "The full-size result." });
