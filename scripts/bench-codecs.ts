@@ -133,7 +133,7 @@ function inputPath(dir: string, megapixels: number, kind: InputKind): string {
 }
 
 /** The cases `--cases` selects (all when it is empty). */
-function selected<C extends TimingCase>(cases: C[], ids: string[]): C[] {
+function selected<C extends { id: string }>(cases: C[], ids: string[]): C[] {
   return ids.length ? cases.filter((c) => ids.includes(c.id)) : cases;
 }
 
@@ -164,6 +164,7 @@ async function memorySize(inputs: SizeInputs, dir: string, problems: string[], i
       id: c.id,
       inputPath: inputPath(dir, inputs.megapixels, c.input),
       ...(c.kind === "encode" ? { target: c.target, ...(c.quality === undefined ? {} : { quality: c.quality }), ...(c.resize ? { resize: c.resize } : {}) } : {}),
+      ...(c.kind === "upscale" ? { operation: "upscale" as const, factor: c.factor } : c.kind === "preview" ? { operation: "preview" as const, ...(c.ofUpscale ? { factor: c.ofUpscale } : {}) } : {}),
     });
     const refused = !report.ok && isPixelLimitRefusal(String(report.error));
     if (!report.ok && !refused) problems.push(`memory ${c.id} @ ${inputs.megapixels} MP: ${report.error}`);
@@ -176,7 +177,7 @@ async function memorySize(inputs: SizeInputs, dir: string, problems: string[], i
     if (over) problems.push(`memory ${c.id} @ ${inputs.megapixels} MP: peak ${(report.peak.total / 2 ** 20).toFixed(1)} MB over its estimate ${(report.estimate! / 2 ** 20).toFixed(1)}`);
     const estimate = report.ok && report.estimate !== undefined ? `, estimate ${(report.estimate / 2 ** 20).toFixed(1)} MB${over ? " OVER" : ""} (${report.row})` : "";
     log(`memory ${c.label} @ ${inputs.megapixels} MP: ${peak}${estimate}`);
-    const group = c.input === "avif" || (c.kind === "encode" && c.target === "avif") ? "avif" : "other";
+    const group = c.input === "avif" || (c.kind === "encode" && c.target === "avif") ? "avif" : c.kind === "upscale" || c.kind === "preview" ? "tool" : "other";
     rows.push({ id: c.id, label: c.label, group, megapixels: inputs.megapixels, pixels: inputs.width * inputs.height, report });
   }
   return rows;

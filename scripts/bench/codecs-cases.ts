@@ -78,6 +78,21 @@ const RESIZE_CASES: EncodeCase[] = [
   { kind: "encode", id: "wide-1600-webp-progressive", label: "compress webp q80 1600 wide (progressive jpeg file)", input: "jpeg-progressive", target: "webp", quality: 80, goalRatio: 2.0, whole: true, resize: { width: 1600 } },
 ];
 
+/**
+ * A tool path measured whole in the memory child, beside the codec cases: `upscale`, the local
+ * upscaler's rows written as a PNG into a multipart upload (providers/local/upscale.ts,
+ * codecs/png-stream.ts, storage/results.ts hostPieces; an output over 8192 x 8192 is refused as
+ * the service would); `preview`, the MCP preview of a stored result of this size (mcp/preview.ts:
+ * read whole up to 16 MiB, a larger PNG read as a stream, a JPEG over 4 MP through our build's
+ * rows; `ofUpscale`: the stored result is the local upscale of the input, made beforehand).
+ * Memory only.
+ */
+export type ToolCase =
+  | { kind: "upscale"; id: string; label: string; input: InputKind; factor: 2 | 4 | 8 }
+  | { kind: "preview"; id: string; label: string; input: InputKind; ofUpscale?: 2 | 4 | 8 };
+
+export type MemoryCase = TimingCase | ToolCase;
+
 export const ENCODE_CASES: EncodeCase[] = [
   { kind: "encode", id: "webp-q70", label: "compress webp q70 (jpeg in)", input: "jpeg", target: "webp", quality: 70, goalRatio: 1.2 },
   { kind: "encode", id: "jpeg-q70", label: "compress jpeg q70 (jpeg in)", input: "jpeg", target: "jpeg", quality: 70, goalRatio: 2.0 },
@@ -112,7 +127,7 @@ export const DECODE_CASES: DecodeCase[] = [
  * encode), the same targets from a PNG upload (a large input file stays alive through the
  * encode), and decode-only for the inputs that no encode case starts from.
  */
-export const MEMORY_CASES: TimingCase[] = [
+export const MEMORY_CASES: MemoryCase[] = [
   // The memory child always runs the tool's whole path: the "whole" timing cases would repeat
   // (a resize is a path of its own).
   ...ENCODE_CASES.filter((c) => !c.whole || c.resize),
@@ -157,6 +172,16 @@ export const MEMORY_CASES: TimingCase[] = [
         { kind: "encode", id: "avif-q50-from-heic", label: "convert avif q50 (heic in)", input: "heic", target: "avif", goalRatio: 0 } satisfies EncodeCase,
       ]
     : []),
+  // The upscale tool's local path at each factor (a size whose output passes 8192 x 8192 is
+  // refused, as the service would), and previews of large results.
+  ...([2, 4, 8] as const).flatMap((factor): ToolCase[] => [
+    { kind: "upscale", id: `upscale-${factor}x-from-png`, label: `upscale ${factor}x to R2 (png in)`, input: "png", factor },
+    { kind: "upscale", id: `upscale-${factor}x-from-png-alpha`, label: `upscale ${factor}x to R2 (png-alpha in)`, input: "png-alpha", factor },
+  ]),
+  { kind: "upscale", id: "upscale-2x-from-jpeg", label: "upscale 2x to R2 (jpeg in)", input: "jpeg", factor: 2 },
+  ...(["png", "png-alpha", "jpeg", "webp"] as const).map((input): ToolCase => ({ kind: "preview", id: `preview-${input}`, label: `mcp preview of a stored ${input} result`, input })),
+  // The preview of an upscale's result, read from storage as a stream: 8x of 1 MP is 8192 x 8192.
+  ...([2, 8] as const).map((factor): ToolCase => ({ kind: "preview", id: `preview-upscale-${factor}x-png`, label: `mcp preview of a stored ${factor}x upscale (png in)`, input: "png", ofUpscale: factor })),
 ];
 
 export const INPUT_KINDS: InputKind[] = ["jpeg", "jpeg-progressive", "png", "png-alpha", "webp", "webp-lossless", "webp-alpha", "avif", ...(HEIC_INPUT ? (["heic"] as const) : [])];

@@ -24,7 +24,9 @@
 // event-loop turn (a decoder between its zlib stream chunks), and at the stage
 // boundaries. A full GC runs before each WASM instance is created and between decode and
 // encode, so "live between stages" shows whether the decoder's memory is really released.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, closeSync, createReadStream, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { Readable } from "node:stream";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -54,6 +56,15 @@ export interface MemorySpec {
   path?: "recode" | "general";
   /** compress's or convert's resize (`width`, `height`, `fit`), run as the tools run it. */
   resize?: Resize;
+  /**
+   * A tool path instead of a codec call (codecs-cases.ts ToolCase): "upscale" (`factor`) reads
+   * the upload, decodes it and writes the local upscaler's rows as a PNG into a multipart upload
+   * (to a bucket that drops each part once sent); "preview" makes the MCP preview of the input
+   * file as a stored result (read from disk as R2 would hand it out, a piece at a time).
+   */
+  operation?: "upscale" | "preview";
+  /** The upscale's factor; for a preview, the stored result is the input upscaled by it (made before the baseline). */
+  factor?: 2 | 4 | 8;
 }
 
 type Stage = "decode" | "between" | "encode" | "recode";
@@ -278,6 +289,106 @@ async function readUpload(bodyPath: string, how: "spliced" | "parsed"): Promise<
   return { parsed: JSON.parse(spliced.text) as { image: string }, bytes: spliced.image.upload.bytes };
 }
 
+interface ToolModules {
+  upscaleRows(image: unknown, factor: number): unknown;
+  pngPieces(rows: unknown): AsyncIterable<Uint8Array>;
+  hostPieces(bucket: unknown, baseUrl: string, pieces: AsyncIterable<Uint8Array>, kind: string): Promise<{ bytes: number }>;
+  estimateUpscaleBytes(source: { width: number; height: number; format: string; bytes: number }, factor: number): number;
+  UPSCALE_OUTPUT_LIMITS: { streamed: number };
+  previewOfStored(file: { size: number; contentType: string | undefined; body: ReadableStream<Uint8Array>; arrayBuffer(): Promise<ArrayBuffer> }): Promise<{ data: string } | null>;
+  previewBytes(file: { format: string; width: number; height: number; bytes: Uint8Array; stored: boolean }): number;
+}
+
+/** The service's upscale and preview modules (loaded before the baseline). */
+async function toolModules(): Promise<ToolModules> {
+  const load = (file: string) => import(pathToFileURL(path.join(REPO_ROOT, "src", file)).href);
+  const modules = await Promise.all(["providers/local/upscale.ts", "codecs/png-stream.ts", "storage/results.ts", "providers/upscale-limits.ts", "mcp/preview.ts"].map(load));
+  return Object.assign({}, ...modules) as ToolModules;
+}
+
+/** An R2 bucket as hostPieces uses it that keeps nothing: each part is gone once "uploaded". */
+const droppingBucket = {
+  put: async () => ({}),
+  createMultipartUpload: async () => ({
+    uploadPart: async (partNumber: number, part: Uint8Array) => ({ partNumber, etag: String(part.length) }),
+    complete: async () => ({}),
+    abort: async () => {},
+  }),
+};
+
+/** An R2 bucket as hostPieces uses it that writes the file to `file` on disk, a part at a time. */
+function diskBucket(file: string) {
+  const put = async (_key: string, part: Uint8Array) => (appendFileSync(file, part), {});
+  return {
+    put,
+    createMultipartUpload: async () => ({
+      uploadPart: async (partNumber: number, part: Uint8Array) => (appendFileSync(file, part), { partNumber, etag: "" }),
+      complete: async () => ({}),
+      abort: async () => {},
+    }),
+  };
+}
+
+/**
+ * The stored result a preview case reads: the input itself, or (with `factor`) the local
+ * upscale of it, written to disk before the baseline as the upscale tool would store it.
+ */
+async function storedResult(spec: MemorySpec, dir: string, codecs: Awaited<ReturnType<typeof loadCodecs>>): Promise<string> {
+  if (spec.operation !== "preview" || !spec.factor) return spec.inputPath;
+  const tools = await toolModules();
+  const bytes = new Uint8Array(readFileSync(spec.inputPath));
+  const format = codecs.sniffFormat(bytes);
+  if (format === null || format === "svg") throw new Error("not a raster");
+  const header = codecs.readHeader(bytes, format);
+  const limit = tools.UPSCALE_OUTPUT_LIMITS.streamed;
+  if (header.width * header.height * spec.factor * spec.factor > limit) throw new Error(`at most ${limit} pixels can be written by the upscale tool`);
+  const file = path.join(dir, "stored.png");
+  await tools.hostPieces(diskBucket(file), "http://bench", tools.pngPieces(tools.upscaleRows(await codecs.decodeImage(bytes, header), spec.factor)), "png");
+  return file;
+}
+
+/**
+ * A tool case, measured like a codec call: its estimate, what it read and wrote. An upscale
+ * whose output passes the tool's limit is refused as the service would (codecs-report.ts
+ * isPixelLimitRefusal).
+ */
+async function toolCase(spec: MemorySpec, bodyPath: string, stored: string, codecs: Awaited<ReturnType<typeof loadCodecs>>): Promise<{ estimate: number; inputBytes: number; outputBytes: number; row: string }> {
+  const tools = await toolModules();
+  if (spec.operation === "upscale") {
+    const factor = spec.factor ?? 4;
+    const { bytes } = await readUpload(bodyPath, spec.body ?? "spliced");
+    const format = codecs.sniffFormat(bytes);
+    if (format === null || format === "svg") throw new Error("not a raster");
+    const header = codecs.readHeader(bytes, format);
+    const limit = tools.UPSCALE_OUTPUT_LIMITS.streamed;
+    if (header.width * header.height * factor * factor > limit) throw new Error(`at most ${limit} pixels can be written by the upscale tool`);
+    const raster = await codecs.decodeImage(bytes, header);
+    sample();
+    stage = "encode";
+    const hosted = await tools.hostPieces(droppingBucket, "http://bench", tools.pngPieces(tools.upscaleRows(raster, factor)), "png");
+    sample();
+    const estimate = tools.estimateUpscaleBytes({ width: header.width, height: header.height, format, bytes: bytes.length }, factor);
+    return { estimate, inputBytes: bytes.length, outputBytes: hosted.bytes, row: "upscale" };
+  }
+  const size = statSync(stored).size;
+  // The stored object's type, from its first bytes (R2 keeps it as httpMetadata); the file is then read as the preview reads it.
+  const start = new Uint8Array(64);
+  const fd = openSync(stored, "r");
+  readSync(fd, start, 0, start.length, 0);
+  closeSync(fd);
+  const format = codecs.sniffFormat(start);
+  if (format === null || format === "svg") throw new Error("not a raster");
+  const contentType = `image/${format}`;
+  const body = Readable.toWeb(createReadStream(stored, { highWaterMark: 64 * 1024 })) as unknown as ReadableStream<Uint8Array>;
+  const preview = await tools.previewOfStored({ size, contentType, body, arrayBuffer: async () => new Uint8Array(await readFile(stored)).buffer });
+  sample();
+  if (!preview) throw new Error("no preview made");
+  const file = new Uint8Array(readFileSync(stored)); // after the measurement
+  const header = codecs.readHeader(file, format);
+  const estimate = tools.previewBytes({ format, width: header.width, height: header.height, bytes: file, stored: true });
+  return { estimate, inputBytes: size, outputBytes: preview.data.length, row: "preview" };
+}
+
 /** Writes the JSON body a client would send for `inputPath`, before the baseline is taken. */
 function writeRequestBody(inputPath: string, dir: string): string {
   const file = readFileSync(inputPath);
@@ -291,6 +402,8 @@ async function run(spec: MemorySpec, bodyPath: string): Promise<MemoryReport> {
   const codecs = await loadCodecs(); // compiles the WASM modules; no instance exists yet
   await inputModules(); // loaded before the baseline
   await answerModules();
+  if (spec.operation) await toolModules();
+  const stored = await storedResult(spec, path.dirname(bodyPath), codecs);
 
   // Every event-loop turn samples, for the JS codecs that allocate between awaits.
   sampling = true;
@@ -313,6 +426,27 @@ async function run(spec: MemorySpec, bodyPath: string): Promise<MemoryReport> {
   const rss0 = rssKb("VmRSS");
   const started = performance.now();
 
+  if (spec.operation) {
+    stage = "decode";
+    const tool = await toolCase(spec, bodyPath, stored, codecs);
+    const wallMs = performance.now() - started;
+    sampling = false;
+    await ticker;
+    const hwm = rssKb("VmHWM");
+    return {
+      ...tool,
+      id: spec.id,
+      ok: true,
+      peak,
+      stages,
+      heap: heapPeak,
+      instances: tracked.map((t) => ({ stage: t.stage, bytes: t.max, requested: t.requested || t.max })),
+      decoderMemoryAfterGc: 0,
+      rasterBytes: 0,
+      rssDelta: rssReset && hwm !== null && rss0 !== null ? (hwm - rss0) * 1024 : null,
+      wallMs,
+    };
+  }
   stage = spec.target && spec.path !== "general" ? "recode" : "decode";
   const { parsed, bytes } = await readUpload(bodyPath, spec.body ?? "spliced");
   const format = codecs.sniffFormat(bytes);

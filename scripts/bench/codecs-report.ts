@@ -89,12 +89,17 @@ export function memoryTable(rows: MemoryRow[]): string {
   );
 }
 
-/** AVIF needs several times the memory of the other codecs, so it gets a limit of its own. */
-export type LimitGroup = "other" | "avif";
+/**
+ * AVIF needs several times the memory of the other codecs, so it gets a limit of its own. The
+ * tool cases (a local upscale, an MCP preview) suggest no pixel limit: theirs is a table of
+ * their own (providers/upscale-limits.ts), checked against their estimates.
+ */
+export type LimitGroup = "other" | "avif" | "tool";
 
 export const GROUP_LABEL: Record<LimitGroup, string> = {
   other: "every operation without AVIF",
   avif: "AVIF in or out (convert to AVIF, decode an AVIF upload)",
+  tool: "the local upscale and MCP previews (limits of their own)",
 };
 
 interface LimitPick {

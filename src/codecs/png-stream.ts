@@ -16,6 +16,7 @@ import type { RasterRows } from "./formats.ts";
 import { RowFilter } from "./png-filter.ts";
 
 const SIGNATURE = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+const IDAT_TYPE = new TextEncoder().encode("IDAT");
 /** Compressed bytes gathered into one IDAT chunk before it is handed on. */
 const IDAT_BYTES = 1 << 20;
 /** zlib level: 3, the TypeScript encoder's level for photographic rows (png.ts PNG_LEVEL_PHOTO). */
@@ -50,7 +51,8 @@ function header(width: number, height: number, alpha: boolean): Uint8Array {
 /**
  * The PNG of `rows`, in pieces: the signature and IHDR, IDAT chunks as the compressed data
  * grows, then IEND. Each band is read only when the pieces before it have been taken, so a
- * caller that uploads each piece before asking for the next holds one band at a time.
+ * caller that uploads each piece before asking for the next holds one band at a time. A piece is
+ * valid until the next is asked for (its buffer is reused): copy it to keep it.
  */
 export async function* pngPieces(rows: RasterRows): AsyncGenerator<Uint8Array> {
   const { width, height, alpha } = rows;
@@ -73,12 +75,19 @@ export async function* pngPieces(rows: RasterRows): AsyncGenerator<Uint8Array> {
     deflater.on("end", resolve);
     deflater.on("error", () => resolve());
   });
+  // One IDAT chunk's buffer, reused: each piece is taken before the next is made.
+  const idat = new Uint8Array(12 + IDAT_BYTES);
+  const idatView = new DataView(idat.buffer);
+  idat.set(IDAT_TYPE, 4);
   /** IDAT chunks of what has been compressed: whole IDAT_BYTES ones, or everything at the end. */
   const idats = function* (all: boolean): Generator<Uint8Array> {
     while (compressedBytes >= IDAT_BYTES || (all && compressedBytes > 0)) {
-      const data = takeBytes(compressed, Math.min(IDAT_BYTES, compressedBytes));
-      compressedBytes -= data.length;
-      yield chunk("IDAT", data);
+      const n = Math.min(IDAT_BYTES, compressedBytes);
+      takeBytes(compressed, idat.subarray(8, 8 + n));
+      compressedBytes -= n;
+      idatView.setUint32(0, n);
+      idatView.setUint32(8 + n, crc32(idat.subarray(4, 8 + n)));
+      yield idat.subarray(0, 12 + n);
     }
   };
 
@@ -86,10 +95,13 @@ export async function* pngPieces(rows: RasterRows): AsyncGenerator<Uint8Array> {
   let raw = new Uint8Array(rowBytes);
   let prev = new Uint8Array(rowBytes); // the row above, unfiltered (zeros at the top)
   let written = 0;
+  // The filtered rows of a band, reused once zlib has taken them (the write's callback).
+  let filteredBuffer = new Uint8Array(0);
   try {
     for (const band of rows.bands) {
       const count = band.length / (width * 4);
-      const filtered = new Uint8Array(count * (rowBytes + 1));
+      if (filteredBuffer.length < count * (rowBytes + 1)) filteredBuffer = new Uint8Array(count * (rowBytes + 1));
+      const filtered = filteredBuffer.subarray(0, count * (rowBytes + 1));
       for (let k = 0; k < count; k++) {
         const rgba = band.subarray(k * width * 4, (k + 1) * width * 4);
         if (alpha) raw.set(rgba);
@@ -98,7 +110,7 @@ export async function* pngPieces(rows: RasterRows): AsyncGenerator<Uint8Array> {
         [raw, prev] = [prev, raw];
       }
       written += count;
-      if (!deflater.write(filtered)) await new Promise<void>((resolve) => deflater.once("drain", resolve));
+      await new Promise<void>((resolve) => deflater.write(filtered, () => resolve()));
       if (failure) throw failure;
       yield* idats(false);
     }
@@ -113,9 +125,9 @@ export async function* pngPieces(rows: RasterRows): AsyncGenerator<Uint8Array> {
   }
 }
 
-/** The first `n` bytes of `pieces`, removed from it. */
-function takeBytes(pieces: Uint8Array[], n: number): Uint8Array {
-  const out = new Uint8Array(n);
+/** Fills `out` with the first bytes of `pieces`, removed from it. */
+function takeBytes(pieces: Uint8Array[], out: Uint8Array): void {
+  const n = out.length;
   let at = 0;
   while (at < n) {
     const piece = pieces[0]!;
@@ -125,5 +137,4 @@ function takeBytes(pieces: Uint8Array[], n: number): Uint8Array {
     if (take === piece.length) pieces.shift();
     else pieces[0] = piece.subarray(take);
   }
-  return out;
 }

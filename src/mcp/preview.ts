@@ -1,4 +1,4 @@
-import { decodeImage, encodeImage, readHeader, sniffFormat, type RasterImage } from "../codecs";
+import { decodeImage, encodeImage, estimateCodecBytes, nativeBytesPerPixel, readHeader, sniffFormat, type ImageFormat, type RasterImage } from "../codecs";
 import { bmpLayout } from "../codecs/bmp";
 import { MODEL_INPUT_MAX_PIXELS } from "../codecs/limits";
 import { streamBmp } from "../codecs/native";
@@ -28,6 +28,27 @@ const PREVIEW_QUALITY = 75;
  */
 const WHOLE_READ_BYTES = 16 * 1024 * 1024;
 const MAX_WHOLE_READ_BYTES = 40 * 1024 * 1024;
+
+/** Bytes a preview made from a PNG stream holds besides its sums: the preview's WebP encode, zlib's inflater, the stream's pieces in flight. */
+const STREAMED_PREVIEW_BYTES = 10 * 1024 * 1024;
+/** Per source column: the two rows a PNG reader unfilters (at most 8 B/px each for 16-bit RGBA), the RGBA row, the column table. */
+const STREAMED_BYTES_PER_COLUMN = 2 * 8 + 4 + 4;
+
+/**
+ * What making the preview of a result holds at its peak (npm run bench:codecs checks it against
+ * what was measured): a picture decoded whole is a codec call decoding it; one shrunk from its
+ * rows holds the output's sums and a few rows (plus the file, when it was read whole); a JPEG or
+ * WebP read through our build's rows costs what that route costs.
+ */
+export function previewBytes(file: { format: ImageFormat; width: number; height: number; bytes: Uint8Array; stored: boolean }, maxSide = PREVIEW_MAX_SIDE): number {
+  const { format, width, height, bytes } = file;
+  const pixels = width * height;
+  const streamed = STREAMED_PREVIEW_BYTES + STREAMED_BYTES_PER_COLUMN * width + 16 * maxSide * maxSide + 8 * height;
+  if (format === "png" && file.stored && bytes.length > WHOLE_READ_BYTES) return streamed;
+  if (pixels <= MODEL_INPUT_MAX_PIXELS) return estimateCodecBytes(pixels, format, "webp", bytes.length);
+  if (format === "png") return bytes.length + streamed;
+  return estimateCodecBytes(pixels, format, "bmp", bytes.length, nativeBytesPerPixel(bytes, format, "bmp", pixels)) + 16 * maxSide * maxSide;
+}
 
 export interface Preview {
   data: string;

@@ -11,9 +11,10 @@ import { ROUTE_ROWS } from "../../src/codecs/route-table.ts";
 const MiB = 2 ** 20;
 
 describe("measured peaks against their estimates", () => {
-  it("the data file holds cases, each run by a row of the route table, a resize's route or the general path", () => {
+  it("the data file holds cases, each run by a row of the route table, a resize's route, a tool case or the general path", () => {
     expect(measured.cases.length).toBeGreaterThan(0);
-    const rows = new Set([...ROUTE_ROWS.map((row) => row.name), ...RESIZE_ROUTE_NAMES.map((name) => `resize: ${name}`), "general"]);
+    // "upscale" and "preview": the tool cases (scripts/bench/codecs-cases.ts ToolCase).
+    const rows = new Set([...ROUTE_ROWS.map((row) => row.name), ...RESIZE_ROUTE_NAMES.map((name) => `resize: ${name}`), "general", "upscale", "preview"]);
     for (const c of measured.cases) expect(rows, `${c.id} @ ${c.megapixels} MP`).toContain(c.row);
   });
 

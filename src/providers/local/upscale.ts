@@ -21,8 +21,10 @@ const BAND_BYTES = 1 << 20;
  * The image enlarged to exactly width*factor x height*factor with a Lanczos-3 filter, as bands of
  * whole RGBA rows, top to bottom, each band made only when asked for. What is held meanwhile is
  * the source and a few of its rows widened (float, the 6 the vertical taps read and the next):
- * never the output, which at 8192 x 8192 would be 256 MB. Each band is a fresh array the caller
- * may keep. `alpha`: whether any output pixel may be translucent (the source has alpha).
+ * never the output, which at 8192 x 8192 would be 256 MB. Each band is a view of one buffer,
+ * valid until the next is asked for (the arrays are reused, so the garbage they would leave
+ * between collections does not count against the isolate). `alpha`: whether any output pixel may
+ * be translucent (the source has alpha).
  */
 export function upscaleRows(image: RasterImage, factor: ScaleFactor): RasterRows {
   const transparent = imageHasAlpha(image);
@@ -51,12 +53,14 @@ function* lanczosBands(image: RasterImage, factor: ScaleFactor, transparent: boo
   const widen = rowWidener(image, factor, phases);
   // Widened source rows by row number (edges clamped): the vertical pass of an output row reads
   // 6 consecutive ones, and the window moves down one source row every `factor` output rows.
+  // A row that drops out of the window lends its array to the next one widened.
   const widened = new Map<number, Float32Array>();
+  const spare: Float32Array[] = [];
   const sourceRow = (y: number): Float32Array => {
     const sy = y < 0 ? 0 : y >= h ? h - 1 : y;
     let row = widened.get(sy);
     if (!row) {
-      row = widen(sy);
+      row = widen(sy, spare.pop() ?? new Float32Array(rowLength));
       widened.set(sy, row);
     }
     return row;
@@ -64,14 +68,15 @@ function* lanczosBands(image: RasterImage, factor: ScaleFactor, transparent: boo
   // One reusable output row in float, so a translucent image's row can be unpremultiplied.
   const floatRow = transparent ? new Float32Array(rowLength) : null;
   const bandRows = Math.max(1, Math.floor(BAND_BYTES / rowLength));
+  const buffer = new Uint8ClampedArray(Math.min(bandRows, oh) * rowLength);
   for (let y0 = 0; y0 < oh; y0 += bandRows) {
     const rows = Math.min(bandRows, oh - y0);
-    const band = new Uint8ClampedArray(rows * rowLength);
+    const band = buffer.subarray(0, rows * rowLength);
     for (let k = 0; k < rows; k++) {
       const oy = y0 + k;
       const phase = oy % factor;
       const first = Math.floor(oy / factor) + phases.first[phase]!;
-      for (const y of widened.keys()) if (y < first) widened.delete(y); // rows above the window are done with
+      for (const [y, row] of widened) if (y < first) (widened.delete(y), spare.push(row)); // rows above the window are done with
       const wb = phase * TAPS;
       const wt = phases.weights;
       const w0 = wt[wb]!, w1 = wt[wb + 1]!, w2 = wt[wb + 2]!, w3 = wt[wb + 3]!, w4 = wt[wb + 4]!, w5 = wt[wb + 5]!;
@@ -92,10 +97,10 @@ function* lanczosBands(image: RasterImage, factor: ScaleFactor, transparent: boo
 }
 
 /**
- * The horizontal pass, one source row at a time: row y widened to w*factor, premultiplied and
- * kept in float (negative lobes included), so transparent pixels lend no colour.
+ * The horizontal pass, one source row at a time: row y widened to w*factor into `wide`,
+ * premultiplied and kept in float (negative lobes included), so transparent pixels lend no colour.
  */
-function rowWidener(image: RasterImage, factor: number, phases: Phases): (y: number) => Float32Array {
+function rowWidener(image: RasterImage, factor: number, phases: Phases): (y: number, wide: Float32Array) => Float32Array {
   const { width: w, data } = image;
   const ow = w * factor;
   // Byte offset within a source row of each tap of each output column, edges clamped.
@@ -106,9 +111,8 @@ function rowWidener(image: RasterImage, factor: number, phases: Phases): (y: num
     for (let k = 0; k < TAPS; k++) taps[ox * TAPS + k] = Math.min(w - 1, Math.max(0, first + k)) * 4;
   }
   const source = new Float32Array(w * 4);
-  return (y) => {
+  return (y, wide) => {
     premultiplyInto(data.subarray(y * w * 4, (y + 1) * w * 4), source);
-    const wide = new Float32Array(ow * 4);
     for (let ox = 0, o = 0; ox < ow; ox++, o += 4) {
       const wb = (ox % factor) * TAPS;
       const tb = ox * TAPS;

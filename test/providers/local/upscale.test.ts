@@ -97,10 +97,11 @@ describe("upscaleRows", () => {
       expect([rows.width, rows.height, rows.alpha]).toEqual([1200, 400, alpha !== 255]);
       const first = rows.bands.next();
       expect(first.done).toBe(false);
-      // A band is a few rows (at most 1 MB), not the image.
+      // A band is a few rows (at most 1 MB), not the image; each is valid until the next is asked for.
       expect(first.value!.length).toBeLessThan(whole.data.length);
       expect(first.value!.length % (1200 * 4)).toBe(0);
-      const bands = [first.value!, ...rows.bands];
+      const bands = [first.value!.slice()];
+      for (const band of rows.bands) bands.push(band.slice());
       expect(bands.length).toBeGreaterThan(1);
       const joined = new Uint8ClampedArray(whole.data.length);
       let at = 0;
