@@ -2,9 +2,8 @@
 // memory: both known from the input's header before any credit is taken.
 
 import type { InputFormat } from "../codecs/formats.ts";
-import { estimateCodecBytes, FIXED_BYTES } from "../codecs/limits.ts";
+import { estimateCodecBytes } from "../codecs/limits.ts";
 import { PixelgateError } from "../errors.ts";
-import { UPLOAD_PART_BYTES } from "../storage/results.ts";
 import type { ScaleFactor } from "./types.ts";
 
 /**
@@ -67,27 +66,28 @@ function count(n: number): string {
 }
 
 /**
- * What the local upscaler holds beside the decoded source, per output column: the widened
- * source rows it keeps (at most 7, four float channels: 112 B) and the float row of a
- * translucent image (16 B).
+ * What the local upscaler holds beside the decoded source and whatever its decoder left behind,
+ * whatever the size: one upload part (8 MiB, storage/results.ts), a band of output rows and its
+ * filtered copy (1 MB each at most), an IDAT chunk, zlib's state and its output in flight, and
+ * what a collection has not yet taken back of it. Set from the memory child's measurements
+ * (npm run bench:codecs, cases upscale-*; docs/codecs.md): every measured peak lies under the
+ * estimate below.
+ */
+const UPSCALE_WORKING_BYTES = 24 * 1024 * 1024;
+/**
+ * Per output column: the widened source rows it keeps (at most 7, four float channels: 112 B)
+ * and the float row of a translucent image (16 B).
  */
 const WIDENED_BYTES_PER_OUTPUT_COLUMN = 7 * 16 + 16;
-/** A band of output rows (at most 1 MB) and its filtered copy. */
-const BAND_BYTES_HELD = 2 * 1024 * 1024;
-/** zlib's deflate state (memLevel 8, a 32 KB window) and the compressed chunks not yet sent on. */
-const DEFLATE_BYTES = 2 * 1024 * 1024;
 
 /**
- * The memory a local upscale needs at its peak, for the memory gate: the larger of the source's
- * decode (estimated as a codec call decoding it) and the upscale itself, which holds the decoded
- * source (4 B/px), the widened rows, a band, zlib and one upload part (png-stream.ts,
- * storage/results.ts hostPieces), besides the fixed costs and the upload. It grows with the
+ * The memory a local upscale needs at its peak, for the memory gate: the source's decode (as a
+ * codec call decoding it is estimated: the decoder, the raster it returns, the upload), all of
+ * which may still be held while the rows are written (the raster is read to the end; a WASM
+ * decoder's memory goes only when collected), plus the upscaler's working set. It grows with the
  * output's width, not its area: the output is never whole.
  */
 export function estimateUpscaleBytes(source: { width: number; height: number; format: InputFormat; bytes: number }, factor: ScaleFactor): number {
-  const pixels = source.width * source.height;
-  const decode = estimateCodecBytes(pixels, source.format, null, source.bytes);
-  const upload = decode - estimateCodecBytes(pixels, source.format, null, 0);
-  const upscale = FIXED_BYTES + 4 * pixels + WIDENED_BYTES_PER_OUTPUT_COLUMN * source.width * factor + BAND_BYTES_HELD + DEFLATE_BYTES + UPLOAD_PART_BYTES;
-  return Math.max(decode, upscale + upload);
+  const decode = estimateCodecBytes(source.width * source.height, source.format, null, source.bytes);
+  return decode + UPSCALE_WORKING_BYTES + WIDENED_BYTES_PER_OUTPUT_COLUMN * source.width * factor;
 }
