@@ -87,9 +87,19 @@ export async function previewOf(bytes: Uint8Array, maxSide = PREVIEW_MAX_SIDE): 
     if (format === "svg") return bytes.length <= MAX_SVG_PREVIEW_BYTES ? rasterizeSvg(new TextDecoder().decode(bytes), maxSide) : null;
     const header = readHeader(bytes, format);
     if (header.width * header.height <= MODEL_INPUT_MAX_PIXELS) return shrinkToFit(await decodeImage(bytes, header), maxSide);
-    if (format === "png") return pngRowsPreview(new Blob([bytes]).stream(), maxSide);
+    if (format === "png") return pngRowsPreview(streamOf(bytes), maxSide);
     if (format === "jpeg" || format === "webp") return bmpRowsPreview(bytes, header, format, maxSide);
     return null;
+  });
+}
+
+/** The bytes as a stream of themselves (no copy, unlike a Blob's). */
+function streamOf(bytes: Uint8Array): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(controller) {
+      controller.enqueue(bytes);
+      controller.close();
+    },
   });
 }
 

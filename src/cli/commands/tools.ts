@@ -145,7 +145,7 @@ export const upscale: CommandSpec = {
   name: "upscale",
   summary: priced(`Upscale an image exactly ${describeChoices("/v1/upscale", "scaleFactor")}`, "/v1/upscale"),
   usage: `pixelgate upscale IMAGE [--scale ${choicesOf("/v1/upscale", "scaleFactor").join("|")}] [options]`,
-  details: `The result may be at most 2048 x 2048 pixels. ${IMAGE_HELP}`,
+  details: `The result may be at most 8192 x 8192 pixels (4x of a 2048 x 2048 image); it is saved from its hosted link. ${IMAGE_HELP}`,
   positionals: ["IMAGE"],
   options: {
     scale: { type: "string", value: "F", description: `${describeChoices("/v1/upscale", "scaleFactor")}.` },
