@@ -3,7 +3,8 @@ import { bmpLayout } from "../codecs/bmp";
 import { MODEL_INPUT_MAX_PIXELS } from "../codecs/limits";
 import { streamBmp } from "../codecs/native";
 import { readPngRows } from "../codecs/png-rows";
-import { ShrinkRows, shrinkToFit } from "../raster/shrink";
+import { shrinkToFit } from "../raster/shrink";
+import { ShrinkRows } from "../raster/shrink-rows";
 import { rasterizeSvg } from "../svg/raster/rasterize";
 import { base64Of } from "../http/base64-bytes";
 

@@ -1,109 +1,42 @@
 import type { RasterImage } from "../codecs";
 
-// Shrinking an image to fit a size: for MCP previews (mcp/preview.ts) and for model inputs that
-// must stay under a provider's size (providers/accepted-inputs.ts). A box filter: each output
-// pixel averages the source pixels it covers, colours weighted by alpha so transparent pixels
-// lend no colour to the edge. The source arrives a row at a time, in any order (ShrinkRows), so
-// a picture too large to decode whole (an 8192 x 8192 upscale) can be shrunk from its rows as a
-// reader hands them out; what is held is the output's sums, not the source.
+// Shrinking a decoded image to fit a size: for MCP previews (mcp/preview.ts) and for model
+// inputs that must stay under a provider's size (providers/workers-ai-flux2.ts).
 
-/** The size `width` x `height` shrinks to within `maxSide` on its long side (never enlarged). */
-export function shrunkSize(width: number, height: number, maxSide: number): { width: number; height: number } {
-  const scale = Math.min(1, maxSide / Math.max(width, height));
-  if (scale === 1) return { width, height };
-  return { width: Math.max(1, Math.round(width * scale)), height: Math.max(1, Math.round(height * scale)) };
-}
-
-/** Box-filter reduction of a whole raster. */
+/** Box-filter reduction: each output pixel averages the source pixels it covers. */
 export function shrinkToFit(image: RasterImage, maxSide: number): RasterImage {
-  const size = shrunkSize(image.width, image.height, maxSide);
-  if (size.width === image.width && size.height === image.height) return image;
-  const shrink = new ShrinkRows(image.width, image.height, maxSide);
-  const rowBytes = image.width * 4;
-  for (let y = 0; y < image.height; y++) shrink.addRow(y, image.data.subarray(y * rowBytes, (y + 1) * rowBytes));
-  return shrink.result();
-}
-
-/**
- * The box-filter reduction of a `width` x `height` source fed row by row (RGBA, 4 bytes a pixel),
- * each row once, in any order. Holds five 32-bit sums per output pixel (1.3 MB at 512 x 512).
- */
-export class ShrinkRows {
-  readonly width: number;
-  readonly height: number;
-  /** Per output pixel: alpha-weighted red, green, blue, and alpha. */
-  private readonly sums: Uint32Array;
-  /** Output column of each source column, output row of each source row. */
-  private readonly column: Int32Array;
-  private readonly row: Int32Array;
-  /** Source pixels per output pixel: the widths and heights of the boxes. */
-  private readonly boxWidth: Int32Array;
-  private readonly boxHeight: Int32Array;
-
-  constructor(
-    readonly sourceWidth: number,
-    readonly sourceHeight: number,
-    maxSide: number,
-  ) {
-    const size = shrunkSize(sourceWidth, sourceHeight, maxSide);
-    this.width = size.width;
-    this.height = size.height;
-    this.sums = new Uint32Array(this.width * this.height * 4);
-    [this.column, this.boxWidth] = boxes(sourceWidth, this.width);
-    [this.row, this.boxHeight] = boxes(sourceHeight, this.height);
-  }
-
-  /** Adds source row `y` (sourceWidth RGBA pixels). */
-  addRow(y: number, rgba: Uint8Array | Uint8ClampedArray): void {
-    const out = this.row[y]!;
-    if (out < 0) return;
-    const sums = this.sums;
-    const base = out * this.width * 4;
-    const column = this.column;
-    for (let x = 0, i = 0; x < this.sourceWidth; x++, i += 4) {
-      const o = column[x]!;
-      if (o < 0) continue;
-      const at = base + o * 4;
-      const alpha = rgba[i + 3]!;
-      sums[at] = sums[at]! + rgba[i]! * alpha;
-      sums[at + 1] = sums[at + 1]! + rgba[i + 1]! * alpha;
-      sums[at + 2] = sums[at + 2]! + rgba[i + 2]! * alpha;
-      sums[at + 3] = sums[at + 3]! + alpha;
-    }
-  }
-
-  /** The shrunk image from the rows added. */
-  result(): RasterImage {
-    const out = new Uint8ClampedArray(this.width * this.height * 4);
-    for (let y = 0; y < this.height; y++) {
-      for (let x = 0; x < this.width; x++) {
-        const o = (y * this.width + x) * 4;
-        const a = this.sums[o + 3]!;
-        if (a > 0) {
-          out[o] = this.sums[o]! / a;
-          out[o + 1] = this.sums[o + 1]! / a;
-          out[o + 2] = this.sums[o + 2]! / a;
+  const scale = Math.min(1, maxSide / Math.max(image.width, image.height));
+  if (scale === 1) return image;
+  const width = Math.max(1, Math.round(image.width * scale));
+  const height = Math.max(1, Math.round(image.height * scale));
+  const out = new Uint8ClampedArray(width * height * 4);
+  const source = image.data;
+  for (let y = 0; y < height; y++) {
+    const y0 = Math.floor((y * image.height) / height);
+    const y1 = Math.max(y0 + 1, Math.floor(((y + 1) * image.height) / height));
+    for (let x = 0; x < width; x++) {
+      const x0 = Math.floor((x * image.width) / width);
+      const x1 = Math.max(x0 + 1, Math.floor(((x + 1) * image.width) / width));
+      let r = 0, g = 0, b = 0, a = 0;
+      for (let sy = y0; sy < y1; sy++) {
+        for (let sx = x0, i = (sy * image.width + x0) * 4; sx < x1; sx++, i += 4) {
+          // Colours weighted by alpha, so transparent pixels lend no colour to the edge.
+          const alpha = source[i + 3]!;
+          r += source[i]! * alpha;
+          g += source[i + 1]! * alpha;
+          b += source[i + 2]! * alpha;
+          a += alpha;
         }
-        out[o + 3] = a / (this.boxWidth[x]! * this.boxHeight[y]!);
       }
+      const o = (y * width + x) * 4;
+      const count = (y1 - y0) * (x1 - x0);
+      if (a > 0) {
+        out[o] = r / a;
+        out[o + 1] = g / a;
+        out[o + 2] = b / a;
+      }
+      out[o + 3] = a / count;
     }
-    return { width: this.width, height: this.height, data: out };
   }
-}
-
-/**
- * Output index of each of `source` positions and the size of each of `target` boxes: box k
- * covers [floor(k * source / target), max(start + 1, floor((k + 1) * source / target))); a
- * position no box covers maps to -1.
- */
-function boxes(source: number, target: number): [Int32Array, Int32Array] {
-  const of = new Int32Array(source).fill(-1);
-  const size = new Int32Array(target);
-  for (let k = 0; k < target; k++) {
-    const start = Math.floor((k * source) / target);
-    const end = Math.max(start + 1, Math.floor(((k + 1) * source) / target));
-    size[k] = end - start;
-    for (let s = start; s < end; s++) of[s] = k;
-  }
-  return [of, size];
+  return { width, height, data: out };
 }
