@@ -2,7 +2,6 @@ import { env } from "cloudflare:workers";
 import { inflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { readHeader } from "../../src/codecs";
-import { MODEL_INPUT_MAX_PIXELS } from "../../src/codecs/limits";
 import { replicateProvider } from "../../src/providers/replicate";
 import { upscaleRows } from "../../src/providers/local/upscale";
 import { UPSCALE_OUTPUT_LIMITS } from "../../src/providers/upscale-limits";
@@ -117,9 +116,12 @@ describe("upscale at real sizes, local", () => {
     expect(stored.size).toBeGreaterThan(16 * 1024 * 1024);
   }, 300_000);
 
-  it.skipIf(MODEL_INPUT_MAX_PIXELS < 4032 * 3024)("2x of a 4032x3024 photo gives 8064x6048", async () => {
+  it("2x of a 4032x3024 photo gives 8064x6048", async (ctx) => {
     const { response, body } = await upscale({ image: await dataUriOf(noise(4032, 3024), "jpeg"), model: LOCAL_UPSCALER, scaleFactor: "2x" });
-    expect(response.status).toBe(200);
+    // Until the model tools take 12 MP photos (issue 28, criterion 1), the input itself is refused.
+    const refusal = response.status === 400 ? (body as unknown as { error: { code: string; message: string } }).error : null;
+    if (refusal?.code === "image_too_large" && /sent to an image model tool/.test(refusal.message)) ctx.skip();
+    expect(response.status, JSON.stringify(body)).toBe(200);
     const stored = await storedPng(body.result.imageUrl);
     expect(stored).toMatchObject({ width: 8064, height: 6048, endsWithIend: true });
   }, 300_000);
