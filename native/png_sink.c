@@ -10,6 +10,10 @@
 //   parts whose rows filter to mostly zeros, a faster one for photographic parts.
 // Only IHDR, PLTE, tRNS, IDAT and IEND are written.
 //
+// The same writer takes rows pushed from JavaScript a band at a time (png_push.c, the local
+// upscaler's output): in one pass there are no statistics, so those files are RGB, or RGBA when
+// the caller says the rows may be translucent.
+//
 // Where the file goes: to JavaScript a chunk at a time through the pg_write import as it is
 // deflated, so it never exists whole in WASM memory. Below quality 100 the palette file goes out
 // that way; the lossless candidate is kept here in a buffer the palette file's size (it is given
@@ -132,16 +136,26 @@ static void put_idat(void *ctx, const uint8_t *data, size_t n) {
   if (o->limit && o->image_data > o->limit) o->over = 1;
 }
 
-// Writes the whole file in `l` to `o` (or stops once it is over its limit).
-static int write_png(PgRows *rows, const Layout *l, Output *o) {
-  static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-  int status = pg_rows_start(rows, 1);
-  if (status != PG_OK) return status;
-  int width = rows->pass_width, height = rows->pass_height;
-  size_t n = row_bytes(l, width);
-  uint8_t *raw = malloc(n), *prev = calloc(n, 1);
+// One file being written: its layout, where it goes, the rows' filter and deflate state.
+struct PgPngWriter {
+  Layout l;
+  Output *o;
+  Output own; // pg_png_writer_new's: to JavaScript
   PgDeflate z;
-  if (!raw || !prev || pg_deflate_begin(&z, n, l->filter, put_idat, o) != PG_OK) return PG_NO_MEMORY;
+  PgFilter filter;
+  uint8_t *raw, *prev; // this row in the layout's samples, and the one above (zeros at first)
+  size_t n;
+  int width;
+};
+
+// Starts the file in `l`: signature, IHDR, the palette if any.
+static int writer_begin(PgPngWriter *w, const Layout *l, Output *o, int width, int height) {
+  static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  w->l = *l, w->o = o, w->width = width;
+  w->n = row_bytes(l, width);
+  w->filter = (PgFilter){l->bpp, 0};
+  w->raw = malloc(w->n), w->prev = calloc(w->n, 1);
+  if (!w->raw || !w->prev || pg_deflate_begin(&w->z, w->n, l->filter, put_idat, o) != PG_OK) return PG_NO_MEMORY;
   put(o, signature, 8);
   uint8_t ihdr[13] = {0};
   put_u32(ihdr, (uint32_t)width);
@@ -161,26 +175,57 @@ static int write_png(PgRows *rows, const Layout *l, Output *o) {
     chunk(o, "PLTE", plte, (size_t)p->entries * 3);
     if (last >= 0) chunk(o, "tRNS", trns, (size_t)last + 1); // up to the last entry not opaque
   }
-
-  PgFilter filter = {l->bpp, 0};
-  for (int y = 0; y < height && !o->over; y++) {
-    lay_out(l, pg_rows_next(rows), width, raw);
-    uint8_t *filtered = pg_deflate_room(&z, n + 1);
-    if (l->filter) {
-      pg_filter_row(&filter, raw, prev, (int)n, filtered);
-    } else {
-      filtered[0] = 0;
-      memcpy(filtered + 1, raw, n);
-    }
-    uint8_t *t = raw;
-    raw = prev, prev = t;
-  }
-  if (!o->over) pg_deflate_end(&z);
-  pg_deflate_free(&z);
-  pg_rows_stop(rows);
-  free(raw), free(prev);
-  if (!o->over) chunk(o, "IEND", NULL, 0);
   return PG_OK;
+}
+
+// The next RGBA row, laid out, filtered and deflated.
+static void writer_row(PgPngWriter *w, const uint8_t *px) {
+  lay_out(&w->l, px, w->width, w->raw);
+  uint8_t *filtered = pg_deflate_room(&w->z, w->n + 1);
+  if (w->l.filter) {
+    pg_filter_row(&w->filter, w->raw, w->prev, (int)w->n, filtered);
+  } else {
+    filtered[0] = 0;
+    memcpy(filtered + 1, w->raw, w->n);
+  }
+  uint8_t *t = w->raw;
+  w->raw = w->prev, w->prev = t;
+}
+
+// The last part of the image data and IEND (unless the file went over its limit); frees the state.
+static void writer_end(PgPngWriter *w) {
+  if (!w->o->over) pg_deflate_end(&w->z);
+  pg_deflate_free(&w->z);
+  free(w->raw), free(w->prev);
+  if (!w->o->over) chunk(w->o, "IEND", NULL, 0);
+}
+
+// Writes the whole file in `l` to `o` (or stops once it is over its limit).
+static int write_png(PgRows *rows, const Layout *l, Output *o) {
+  int status = pg_rows_start(rows, 1);
+  if (status != PG_OK) return status;
+  PgPngWriter w = {0};
+  if (writer_begin(&w, l, o, rows->pass_width, rows->pass_height) != PG_OK) return PG_NO_MEMORY;
+  for (int y = 0; y < rows->pass_height && !o->over; y++) writer_row(&w, pg_rows_next(rows));
+  writer_end(&w);
+  pg_rows_stop(rows);
+  return PG_OK;
+}
+
+PgPngWriter *pg_png_writer_new(int width, int height, int alpha) {
+  PgPngWriter *w = calloc(1, sizeof *w);
+  if (!w) return NULL;
+  w->own.to_js = 1;
+  Layout l = {alpha ? RGBA : RGB, 8, alpha ? 4 : 3, 1, NULL, NULL};
+  if (writer_begin(w, &l, &w->own, width, height) != PG_OK) return NULL; // the instance is dropped
+  return w;
+}
+
+void pg_png_writer_row(PgPngWriter *w, const uint8_t *rgba) { writer_row(w, rgba); }
+
+void pg_png_writer_end(PgPngWriter *w) {
+  writer_end(w);
+  free(w);
 }
 
 static int palette_size(int quality) {

@@ -77,6 +77,14 @@ int pg_to_gif(int kind, uint8_t *data, size_t size, int width, int height, int o
 int pg_bmp_begin(int kind, uint8_t *data, size_t size, int width, int height, int orientation, int chunk_rows);
 int pg_bmp_rows(void);
 
+// ---- The same writer fed RGBA rows by its caller (png_push.c): 8-bit RGB, or RGBA when
+// `alpha`, every row filtered; the file goes to JavaScript through pg_write as it is deflated.
+typedef struct PgPngWriter PgPngWriter;
+PgPngWriter *pg_png_writer_new(int width, int height, int alpha); // NULL: no memory
+void pg_png_writer_row(PgPngWriter *w, const uint8_t *rgba);
+// The last part of the image data and IEND; frees the writer.
+void pg_png_writer_end(PgPngWriter *w);
+
 // ---- Whole-image statistics, gathered in one pass in file order (ended early once a
 // lossless layout is settled).
 enum { PG_EXACT_MAX = 256 };

@@ -302,7 +302,7 @@ interface ToolModules {
 /** The service's upscale and preview modules (loaded before the baseline). */
 async function toolModules(): Promise<ToolModules> {
   const load = (file: string) => import(pathToFileURL(path.join(REPO_ROOT, "src", file)).href);
-  const modules = await Promise.all(["providers/local/upscale.ts", "codecs/png-stream.ts", "storage/results.ts", "providers/upscale-limits.ts", "mcp/preview.ts"].map(load));
+  const modules = await Promise.all(["providers/local/upscale.ts", "codecs/native.ts", "storage/results.ts", "providers/upscale-limits.ts", "mcp/preview.ts"].map(load));
   return Object.assign({}, ...modules) as ToolModules;
 }
 

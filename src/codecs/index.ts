@@ -17,6 +17,7 @@ export { readHeader, assertDecodable, assertRecodable, assertSafeToDecode, asser
 export { nativeBytesPerPixel, nativeRoute, type NativeRoute } from "./recode-route.ts";
 export { decodeImage } from "./decode.ts";
 export { encodeImage, type EncodeOptions } from "./encode.ts";
+export { pngPieces } from "./native.ts";
 export { planRecode, recodeImage, recodeQuality, runRecode, type RecodedImage, type RecodePlan } from "./recode.ts";
 export { resizeGeometry, planResize, RESIZE_FITS, type ResizeFit, type ResizeRequest, type ResizePlan } from "./resize.ts";
 export { estimateResizedBytes } from "./resize-cost.ts";

@@ -19,7 +19,7 @@ import { bmpLayout } from "./bmp.ts";
 import { invalidImage } from "./bytes.ts";
 import { joinPieces, streamedImage, type RecodedImage } from "./file-pieces.ts";
 import nativeWasm from "./native/pixelgate-codecs.wasm";
-import type { RasterImage } from "./formats.ts";
+import type { RasterImage, RasterRows } from "./formats.ts";
 import type { Orientation } from "./orientation.ts";
 import { imageHasAlpha } from "./raster.ts";
 import { readWebpLayout } from "./webp.ts";
@@ -88,6 +88,9 @@ interface NativeExports {
   pg_resize_begin(width: number, height: number, x: number, y: number, w: number, h: number, outWidth: number, outHeight: number, batchRows: number): number;
   pg_resize_rows(rows: number): void;
   pg_resize_end(): number;
+  pg_png_push_begin(width: number, height: number, alpha: number, rows: number): number;
+  pg_png_push_rows(rows: number): number;
+  pg_png_push_end(): number;
   pg_output_data(): number;
   pg_output_size(): number;
 }
@@ -591,6 +594,57 @@ export function resizeRaster(image: RasterImage, span: ResizeSpan, out: { width:
   return rasterOf(pixels, out);
 }
 
+/** Rows copied into WASM memory per push: about a megabyte (at least one row). */
+const PUSH_BAND_BYTES = 1 << 20;
+
+/**
+ * The PNG of `rows` in pieces, written as the rows arrive, for results too large to hold (the
+ * local upscaler's 8192 x 8192: 256 MB as a raster): the writer of encodeRgba (native/png_sink.c:
+ * the adaptive filter, libdeflate a part at a time, an IDAT chunk per part), 8-bit RGB, or RGBA
+ * when `rows.alpha`, its rows pushed a band at a time by native/png_push.c. One instance lives
+ * for the whole file; each band is copied in and written, and the pieces it finished are handed
+ * out before the next band is asked for, so a caller that uploads each piece before taking the
+ * next (storage/results.ts hostPieces) holds one band and a few deflated parts, whatever the size.
+ */
+export async function* pngPieces(rows: RasterRows): AsyncGenerator<Uint8Array> {
+  const { width, height, alpha } = rows;
+  const rowBytes = width * 4;
+  const bandRows = Math.max(1, Math.min(height, Math.floor(PUSH_BAND_BYTES / rowBytes)));
+  let band = 0;
+  const begin = (native: NativeExports) => {
+    band = native.pg_png_push_begin(width, height, alpha ? 1 : 0, bandRows);
+    return band === 0 ? NativeStatus.NoMemory : NativeStatus.Ok;
+  };
+  const { native, written } = startNative("png", begin, undefined, {})!;
+  /** Runs one step of the writer, its status mapped as startNative maps a call's. */
+  const step = (call: () => number): void => {
+    let status: number;
+    try {
+      status = call();
+    } catch (error) {
+      status = caughtStatus(error);
+    }
+    if (status !== NativeStatus.Ok) throw statusError("png", status);
+  };
+  yield* written.splice(0); // the signature and IHDR
+  let pushed = 0;
+  for (const rgba of rows.bands) {
+    const count = rgba.length / rowBytes;
+    for (let at = 0; at < count; at += bandRows) {
+      const n = Math.min(bandRows, count - at);
+      if (pushed + n > height) throw new PixelgateError("internal_error", `The rows went past the picture's ${height}.`);
+      // A fresh view each time: a memory growth replaces the buffer.
+      new Uint8Array(native.memory.buffer, band, n * rowBytes).set(rgba.subarray(at * rowBytes, (at + n) * rowBytes));
+      step(() => native.pg_png_push_rows(n));
+      pushed += n;
+      yield* written.splice(0);
+    }
+  }
+  if (pushed !== height) throw new PixelgateError("internal_error", `The rows ended at ${pushed} of ${height}.`);
+  step(() => native.pg_png_push_end());
+  yield* written.splice(0);
+}
+
 /** How YCbCr samples encode colour: the matrix's luma weights of red and blue, and the range. */
 export interface PlanesEncoding {
   kr: number;
@@ -752,27 +806,34 @@ function startNative(
     if (coefficientWindow !== null) native.pg_jpeg_window(coefficientWindow);
     status = call(native);
   } catch (error) {
-    // A strip source's own verdict on its input (heic-tiles.ts) stands as it is.
-    if (error instanceof PixelgateError) throw error;
-    status = error instanceof NativeFailure ? error.status : errorStatus(error);
+    status = caughtStatus(error);
   }
+  if (status === NativeStatus.Ok) return { native: native!, written };
+  if (status === NativeStatus.Unsupported) return null;
+  throw statusError(target, status);
+}
+
+/** The error a status other than Ok and Unsupported stands for. */
+function statusError(target: keyof typeof ENCODER_LABELS, status: number): PixelgateError {
   switch (status) {
-    case NativeStatus.Ok:
-      return { native: native!, written };
-    case NativeStatus.Unsupported:
-      return null;
     case NativeStatus.NoMemory:
-      throw new PixelgateError("image_too_large", "The image needs more memory to convert than the worker has.", { param: "image" });
+      return new PixelgateError("image_too_large", "The image needs more memory to convert than the worker has.", { param: "image" });
     case NativeStatus.EncodeFailed:
-      throw new PixelgateError("internal_error", `Encoding ${ENCODER_LABELS[target]} failed.`);
+      return new PixelgateError("internal_error", `Encoding ${ENCODER_LABELS[target]} failed.`);
     case NativeStatus.FileTooLarge:
-      throw new PixelgateError("image_too_large", `At this quality the ${ENCODER_LABELS[target]} of this picture would need more memory than the worker has (its detail was not in the upload's size); a lower quality or a smaller image fits.`, { param: "image" });
+      return new PixelgateError("image_too_large", `At this quality the ${ENCODER_LABELS[target]} of this picture would need more memory than the worker has (its detail was not in the upload's size); a lower quality or a smaller image fits.`, { param: "image" });
     default:
-      throw invalidImage("The image could not be decoded.");
+      return invalidImage("The image could not be decoded.");
   }
 }
 
 const ENCODER_LABELS = { webp: "WebP", jpeg: "JPEG", "baseline-jpeg": "JPEG", png: "PNG", gif: "GIF", bmp: "BMP", raster: "the resized picture" } as const;
+
+/** The status of what a call threw; a strip source's own verdict on its input (heic-tiles.ts) stands as it is. */
+function caughtStatus(error: unknown): number {
+  if (error instanceof PixelgateError) throw error;
+  return error instanceof NativeFailure ? error.status : errorStatus(error);
+}
 
 /** A JS-side failure inside the call: memory that could not be allocated, or a trap. */
 function errorStatus(error: unknown): number {

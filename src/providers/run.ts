@@ -1,5 +1,4 @@
-import { encodeImage, readHeader, sniffFormat, type ImageFormat } from "../codecs";
-import { pngPieces } from "../codecs/png-stream";
+import { encodeImage, pngPieces, readHeader, sniffFormat, type ImageFormat } from "../codecs";
 import { settingsOf } from "../config/settings";
 import type { Env } from "../env";
 import { PixelgateError } from "../errors";
@@ -23,8 +22,8 @@ export interface ImageOutput {
 }
 
 /**
- * An image made as it is written (the local upscaler's rows, png-stream.ts): its pieces, read
- * once, by whoever hosts it. The file never exists whole.
+ * An image made as it is written (the local upscaler's rows, written by codecs/native.ts
+ * pngPieces): its pieces, read once, by whoever hosts it. The file never exists whole.
  */
 export interface StreamedImageOutput {
   kind: "streamed";
