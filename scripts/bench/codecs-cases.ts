@@ -81,7 +81,7 @@ const RESIZE_CASES: EncodeCase[] = [
 /**
  * A tool path measured whole in the memory child, beside the codec cases: `upscale`, the local
  * upscaler's rows written as a PNG into a multipart upload (providers/local/upscale.ts,
- * codecs/png-stream.ts, storage/results.ts hostPieces; an output over 8192 x 8192 is refused as
+ * codecs/native.ts pngPieces, storage/results.ts hostPieces; an output over 8192 x 8192 is refused as
  * the service would); `preview`, the MCP preview of a stored result of this size (mcp/preview.ts:
  * read whole up to 16 MiB, a larger PNG read as a stream, a JPEG over 4 MP through our build's
  * rows; `ofUpscale`: the stored result is the local upscale of the input, made beforehand).

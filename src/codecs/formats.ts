@@ -34,7 +34,7 @@ export interface RasterImage {
 
 /**
  * An image made a band of rows at a time (the local upscaler): RGBA rows top to bottom, each
- * band made when asked for, so the whole raster need never exist (png-stream.ts writes it).
+ * band made when asked for, so the whole raster need never exist (native.ts pngPieces writes it).
  */
 export interface RasterRows {
   width: number;

@@ -38,7 +38,7 @@ export const UPLOAD_PART_BYTES = 8 * 1024 * 1024;
 
 /**
  * Hosts a file that is written as it is read (`pieces`, of any sizes, made one after another:
- * png-stream.ts), never whole: a multipart upload of UPLOAD_PART_BYTES parts, or one put when
+ * codecs/native.ts pngPieces), never whole: a multipart upload of UPLOAD_PART_BYTES parts, or one put when
  * the file ends within the first part. A failure while writing aborts the upload (nothing is
  * left under the id) and is thrown.
  */
