@@ -123,9 +123,10 @@ export const wasiStubs = {
  * settings' `fileBytes`. `planes`: what the pg_read_planes import copies in, a band of rows at a
  * time (the PNG writer reading a HEIC's planes); `raster`: what pg_read_rgba copies in, a batch
  * of rows at a time (the PNG, GIF and BMP writers reading a raster: encodeRgba); `into`: where
- * pg_write copies the file instead, piece after piece (a BMP of known size).
+ * pg_write copies the file instead, piece after piece (a BMP of known size); `staging`: where it
+ * gathers what a step wrote, for the caller to take (pngPieces).
  */
-function instantiate(file: Uint8Array | undefined, written: Uint8Array[], { planes, raster, into, webp }: RunOptions): NativeExports {
+function instantiate(file: Uint8Array | undefined, written: Uint8Array[], { planes, raster, into, staging, webp }: RunOptions): NativeExports {
   const fileBytes = webp?.fileBytes ?? Infinity;
   // The raster's bytes as a Uint8Array over the same memory: copies between like arrays are plain copies.
   const rasterBytes = raster && new Uint8Array(raster.data.buffer, raster.data.byteOffset, raster.data.byteLength);
@@ -164,6 +165,7 @@ function instantiate(file: Uint8Array | undefined, written: Uint8Array[], { plan
         new Uint8Array(exports!.memory.buffer, dst, rows * rowBytes).set(rasterBytes!.subarray(first * rowBytes, (first + rows) * rowBytes));
       },
       pg_write: (data: number, length: number) => {
+        if (staging) return void staging.put(new Uint8Array(exports!.memory.buffer, data, length));
         if (!into) return void written.push(out(data, length));
         into.set(new Uint8Array(exports!.memory.buffer, data, length), filled);
         filled += length;
@@ -605,6 +607,8 @@ const PUSH_BAND_BYTES = 1 << 20;
  * for the whole file; each band is copied in and written, and the pieces it finished are handed
  * out before the next band is asked for, so a caller that uploads each piece before taking the
  * next (storage/results.ts hostPieces) holds one band and a few deflated parts, whatever the size.
+ * A piece is a view of a buffer the next one reuses: valid until the next is asked for (copy it
+ * to keep it).
  */
 export async function* pngPieces(rows: RasterRows): AsyncGenerator<Uint8Array> {
   const { width, height, alpha } = rows;
@@ -615,7 +619,8 @@ export async function* pngPieces(rows: RasterRows): AsyncGenerator<Uint8Array> {
     band = native.pg_png_push_begin(width, height, alpha ? 1 : 0, bandRows);
     return band === 0 ? NativeStatus.NoMemory : NativeStatus.Ok;
   };
-  const { native, written } = startNative("png", begin, undefined, {})!;
+  const staging = new StagedBytes();
+  const { native } = startNative("png", begin, undefined, { staging })!;
   /** Runs one step of the writer, its status mapped as startNative maps a call's. */
   const step = (call: () => number): void => {
     let status: number;
@@ -626,7 +631,7 @@ export async function* pngPieces(rows: RasterRows): AsyncGenerator<Uint8Array> {
     }
     if (status !== NativeStatus.Ok) throw statusError("png", status);
   };
-  yield* written.splice(0); // the signature and IHDR
+  yield staging.take(); // the signature and IHDR
   let pushed = 0;
   for (const rgba of rows.bands) {
     const count = rgba.length / rowBytes;
@@ -637,12 +642,39 @@ export async function* pngPieces(rows: RasterRows): AsyncGenerator<Uint8Array> {
       new Uint8Array(native.memory.buffer, band, n * rowBytes).set(rgba.subarray(at * rowBytes, (at + n) * rowBytes));
       step(() => native.pg_png_push_rows(n));
       pushed += n;
-      yield* written.splice(0);
+      const finished = staging.take();
+      if (finished.length > 0) yield finished;
     }
   }
   if (pushed !== height) throw new PixelgateError("internal_error", `The rows ended at ${pushed} of ${height}.`);
   step(() => native.pg_png_push_end());
-  yield* written.splice(0);
+  yield staging.take();
+}
+
+/**
+ * The bytes pg_write hands out during one step, gathered in one buffer that the next step
+ * writes over (so a file's pieces leave no garbage behind them).
+ */
+class StagedBytes {
+  #buffer = new Uint8Array(PUSH_BAND_BYTES);
+  #filled = 0;
+
+  put(bytes: Uint8Array): void {
+    if (this.#filled + bytes.length > this.#buffer.length) {
+      const grown = new Uint8Array(Math.max(2 * this.#buffer.length, this.#filled + bytes.length));
+      grown.set(this.#buffer.subarray(0, this.#filled));
+      this.#buffer = grown;
+    }
+    this.#buffer.set(bytes, this.#filled);
+    this.#filled += bytes.length;
+  }
+
+  /** What was put since the last take: a view, valid until the next put. */
+  take(): Uint8Array {
+    const out = this.#buffer.subarray(0, this.#filled);
+    this.#filled = 0;
+    return out;
+  }
 }
 
 /** How YCbCr samples encode colour: the matrix's luma weights of red and blue, and the range. */
@@ -765,6 +797,7 @@ interface RunOptions {
   planes?: YCbCrImage;
   raster?: RasterImage;
   into?: Uint8Array;
+  staging?: StagedBytes;
   webp?: WebpSettings;
 }
 

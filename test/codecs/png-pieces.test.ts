@@ -32,9 +32,10 @@ function rowsOf(source: RasterImage, sizes: number[], alpha: boolean): RasterRow
   return { width: source.width, height: source.height, alpha, bands: bands(), read: () => read };
 }
 
+/** The pieces, each copied as it comes (a piece is valid until the next is asked for). */
 async function collect(pieces: AsyncIterable<Uint8Array>): Promise<Uint8Array[]> {
   const out: Uint8Array[] = [];
-  for await (const piece of pieces) out.push(piece);
+  for await (const piece of pieces) out.push(piece.slice());
   return out;
 }
 
