@@ -11,10 +11,15 @@
 //                                             a local server unless one answers at PIXELGATE_URL,
 //                                             and an empty Worker beside it: the runtime's floor)
 //   npm run bench:codecs -- --cases webp-q70-whole,jpeg-q70   only these case ids
-//   npm run bench:codecs -- --write           also writes each measured peak beside the estimate
-//                                             the memory gate admits it with, and its route row,
-//                                             to src/codecs/measured-peaks.json (checked by
-//                                             test/codecs/measured-peaks.test.ts)
+//   npm run bench:codecs -- --write           also records each measured peak, with what the
+//                                             planner priced it from, in the cost table
+//                                             src/codecs/route-costs.json (replacing the same
+//                                             case's earlier peak at that size), raises the terms
+//                                             of any route whose peak passes its estimate with the
+//                                             table's margin (bench/route-costs-fit.ts), and
+//                                             writes docs/codecs.md's tables from the table
+//                                             (checked by test/codecs/measured-peaks.test.ts and
+//                                             test/scripts/codecs-doc.test.ts)
 //
 // Time: for each case, the median of N runs of the service's codec call and of sharp at equal
 // settings (see bench/codecs-cases.ts), run alternately in this process; N follows a time budget
@@ -24,6 +29,7 @@
 //
 // Exits non-zero only when something is broken (an output of the wrong format or size, a
 // lossless PNG that is not, a crashed child); a missed goal is printed as MISSED.
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -34,8 +40,9 @@ import { DECODE_CASES, ENCODE_CASES, INPUT_KINDS, MEMORY_CASES, sharpPlan, type 
 import { dimensionsFor, encodeInput, photoLike, type InputKind, type Pixels } from "./bench/codecs-images.ts";
 import { burstReport, fixedCostReport, measureFixedCost, tinyBurstsReport, type FixedCostResult } from "./bench/codecs-fixed-cost.ts";
 import { measureMemory } from "./bench/codecs-memory.ts";
-import { MEASURED_PEAKS, writePeaksTable, type MeasuredPeaks } from "./bench/codecs-peaks-doc.ts";
 import { runCleanups } from "./bench/processes.ts";
+import { readRouteCosts, ROUTE_COSTS, writeRouteCosts } from "./bench/route-costs-file.ts";
+import type { RecordedPeak } from "../src/codecs/recode-cost.ts";
 import { analyseLimit, isPixelLimitRefusal, limitReport, MEMORY_BUDGET, memoryTable, resultJson, timingTable, type MemoryRow } from "./bench/codecs-report.ts";
 import { decodeBeyondLimit, loadCodecs, REPO_ROOT, serviceSettings, type Codecs, type ServiceSettings } from "./bench/codecs-service.ts";
 import { timeCase, type SizeInputs, type TimingOptions, type TimingResult } from "./bench/codecs-timing.ts";
@@ -207,15 +214,44 @@ const NOTES = `  Notes
     (workerd has none), and that class's closure keeps the first codec instance, with its whole
     linear memory, alive for the isolate's life. "if released" is the peak without it.`;
 
-/** --write: each measured peak beside its estimate (test/codecs/measured-peaks.test.ts checks it), and the docs' table of them. */
-function writeMeasuredPeaks(memory: MemoryRow[], flags: Flags): void {
-  const cases = memory
-    .filter((m) => m.report.ok && m.report.estimate !== undefined)
-    .map((m) => ({ id: m.id, megapixels: m.megapixels, pixels: m.pixels, row: m.report.row ?? "general", inputBytes: m.report.inputBytes, peak: m.report.peak.total, estimate: m.report.estimate! }));
-  const data: MeasuredPeaks = { measured: new Date().toISOString().slice(0, 10), sizes: flags.sizes, quick: flags.quick, cases };
-  writeFileSync(MEASURED_PEAKS, `${JSON.stringify(data, null, 1)}\n`);
-  writePeaksTable(data);
-  console.log(`\nwrote ${path.relative(REPO_ROOT, MEASURED_PEAKS)} (${cases.length} cases) and its table in docs/codecs.md`);
+/**
+ * --write: each measured peak into the cost table (replacing the same case's at that size),
+ * the table fitted to its peaks (bench/route-costs-fit.ts, run until nothing is raised: the
+ * planner reads the table once per process), and docs/codecs.md's tables written from it.
+ */
+function writeMeasuredPeaks(memory: MemoryRow[]): void {
+  const measured = new Date().toISOString().slice(0, 10);
+  const peaks: RecordedPeak[] = memory
+    // A resized call (its row "resize: ...") is priced by resize-cost.ts, outside the table's terms.
+    .filter((m) => m.report.ok && m.report.estimate !== undefined && !m.report.beyondLimit && !m.report.row?.startsWith("resize: "))
+    .map(({ id, megapixels, pixels, report: r }) => ({
+      case: id,
+      megapixels,
+      measured,
+      input: r.input!,
+      target: r.target ?? null,
+      quality: r.quality ?? 100,
+      pixels,
+      inputBytes: r.inputBytes,
+      outputBytes: r.outputBytes,
+      row: r.row ?? "general",
+      keys: [...(r.keys ?? [])],
+      facts: r.facts ?? null,
+      peak: r.peak.total,
+      estimate: r.estimate!,
+    }));
+  const table = readRouteCosts();
+  const fresh = new Set(peaks.map((p) => `${p.case}@${p.megapixels}`));
+  table.peaks = [...table.peaks.filter((p) => !fresh.has(`${p.case}@${p.megapixels}`)), ...peaks];
+  writeRouteCosts(table);
+  console.log(`\nrecorded ${peaks.length} peaks in ${path.relative(REPO_ROOT, ROUTE_COSTS)}`);
+  for (let round = 0; ; round++) {
+    const fit = spawnSync(process.execPath, [path.join(REPO_ROOT, "scripts/bench/route-costs-fit.ts")], { stdio: "inherit" });
+    if (fit.status === 0) break;
+    if (fit.status !== 3 || round === 8) throw new Error(`fitting the cost table failed (exit ${fit.status})`);
+  }
+  const doc = spawnSync(process.execPath, [path.join(REPO_ROOT, "scripts/bench/codecs-peaks-doc.ts")], { stdio: "inherit" });
+  if (doc.status !== 0) throw new Error("writing docs/codecs.md's tables failed");
 }
 
 /** The largest 4:3 photo the service compresses to WebP, as a JPEG: the burst's input. */
@@ -271,7 +307,7 @@ async function main(): Promise<number> {
     console.log(timingTable(timing));
   }
   const limit = memory.length ? analyseLimit(memory, codecs.HARD_MAX_PIXELS) : null;
-  if (flags.write && memory.length) writeMeasuredPeaks(memory, flags);
+  if (flags.write && memory.length) writeMeasuredPeaks(memory);
   const webp12 = memory.find((m) => m.id === "webp-q70" && m.megapixels === 12)?.report;
   if (memory.length) {
     console.log("\nPeak memory of one request (MB = 2^20 bytes; budget 100 MB of the isolate's 128 MB)");

@@ -95,11 +95,19 @@ export interface MemoryReport {
   beyondLimit?: boolean;
   /**
    * What the memory gate admits this request with (limits.ts estimateCodecBytes of the plan
-   * compress and convert make: recode.ts planRecode), and the route table's row that runs it
-   * ("general": none applies). Computed after the measurement.
+   * compress and convert make: recode.ts planRecode), the route table's row that runs it
+   * ("general": none applies), the terms of the stage that set its price, and what the planner
+   * priced it from (the header's facts, a HEIC's layout kept to its turns; the quality), so the
+   * estimate can be computed again from the cost table as it then is. Computed after the measurement.
    */
   estimate?: number;
   row?: string;
+  keys?: readonly string[];
+  facts?: unknown;
+  quality?: number;
+  /** The upload's format, and the target (absent: decode only). */
+  input?: string;
+  target?: string;
   /** Kernel peak RSS (VmHWM) minus RSS at the baseline: everything, as a cross-check. */
   rssDelta: number | null;
   wallMs: number;
@@ -511,12 +519,17 @@ async function run(spec: MemorySpec, bodyPath: string): Promise<MemoryReport> {
   const hwm = rssKb("VmHWM");
   // The "before" figures of the general path are priced as that path.
   const plan = spec.target && stage === "recode" ? codecs.planRecode(bytes, header, spec.target, options, spec.resize) : null;
-  const estimate = plan?.resize
-    ? codecs.estimateResizedBytes({ ...header, bytes }, spec.target!, plan.resize, plan.quality)
-    : codecs.estimateCodecBytes(header.width * header.height, format, spec.target ?? null, bytes.length, plan?.bytesPerPixel ?? null, plan?.quality);
+  const pixels = header.width * header.height;
+  const price = plan?.price ?? codecs.generalPrice(format, spec.target ?? null, bytes.length, pixels);
   return {
-    estimate,
+    // A resized call is priced by resize-cost.ts, not yet by the cost table's terms: no keys, no facts.
+    estimate: plan?.resize ? codecs.estimateResizedBytes({ ...header, bytes }, spec.target!, plan.resize, plan.quality) : codecs.estimateCodecBytes(pixels, price, bytes.length),
     row: plan?.resize ? `resize: ${plan.resize.route.name}` : (plan?.route?.row.name ?? "general"),
+    keys: plan?.resize ? [] : price.keys,
+    input: format,
+    ...(spec.target ? { target: spec.target } : {}),
+    facts: plan?.route && !plan.resize ? recordedFacts(plan.route.facts) : null,
+    quality: plan?.quality ?? 100,
     id: spec.id,
     ok: true,
     peak,
@@ -531,6 +544,11 @@ async function run(spec: MemorySpec, bodyPath: string): Promise<MemoryReport> {
     rssDelta: rssReset && hwm !== null && rss0 !== null ? (hwm - rss0) * 1024 : null,
     wallMs,
   };
+}
+
+/** The route's facts as the planner reads them again: a HEIC's layout (tile offsets) kept to its turns, all its price reads. */
+function recordedFacts(facts: unknown): unknown {
+  return JSON.parse(JSON.stringify(facts, (key, value: unknown) => (key === "tiles" && value !== null && typeof value === "object" ? { turns: (value as { turns: number }).turns } : value)));
 }
 
 const spec = JSON.parse(process.argv[2] ?? "{}") as MemorySpec;

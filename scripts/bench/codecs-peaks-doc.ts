@@ -1,45 +1,94 @@
-// The table of docs/codecs.md's "Peaks checked against estimates", generated from
-// src/codecs/measured-peaks.json (what `npm run bench:codecs -- --write` records), between the
-// markers below; `bench:codecs -- --write` rewrites it, and so does
+// docs/codecs.md's tables of route costs, generated from src/codecs/route-costs.json between
+// the markers below: every set of terms, the output models, the pixel limits computed from
+// them, and every recorded peak beside the estimate the planner computes for it now.
+// `bench:codecs -- --write` rewrites them; so does
 //
-//   node scripts/bench/codecs-peaks-doc.ts
+//   node scripts/bench/codecs-peaks-doc.ts           write the tables
+//   node scripts/bench/codecs-peaks-doc.ts --check   exit 1 if the committed doc differs (test/scripts/codecs-doc.test.ts)
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
+import { loadCodecs, type Format } from "./codecs-service.ts";
+import { estimatesOf, type PeakEstimate } from "./route-costs-estimates.ts";
+import { readRouteCosts, ROOT } from "./route-costs-file.ts";
+import type { RouteCostTable } from "../../src/codecs/recode-cost.ts";
 
-const ROOT = path.resolve(import.meta.dirname, "../..");
-export const MEASURED_PEAKS = path.join(ROOT, "src/codecs/measured-peaks.json");
 const DOC = path.join(ROOT, "docs/codecs.md");
-const START = "<!-- measured-peaks: generated from src/codecs/measured-peaks.json -->";
-const END = "<!-- /measured-peaks -->";
-
-export interface MeasuredPeaks {
-  measured: string;
-  sizes: number[];
-  quick: boolean;
-  cases: { id: string; megapixels: number; pixels: number; row: string; inputBytes: number; peak: number; estimate: number }[];
-}
+const START = "<!-- route-costs: generated from src/codecs/route-costs.json by scripts/bench/codecs-peaks-doc.ts -->";
+const END = "<!-- /route-costs -->";
+const FORMATS = ["jpeg", "png", "webp", "heic", "avif", "gif", "bmp", "tiff"] as const;
 
 const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
+const num = (n: number | undefined) => (n === undefined ? "" : String(n));
+const pixels = (n: number) => n.toLocaleString("en-US");
 
-/** Replaces the table between the markers in docs/codecs.md with the data's. */
-export function writePeaksTable(data: MeasuredPeaks): void {
-  const doc = readFileSync(DOC, "utf8");
-  const [at, end] = [doc.indexOf(START), doc.indexOf(END)];
-  if (at < 0 || end < at) throw new Error(`docs/codecs.md has no ${START} ... ${END} section`);
-  const lines = [
-    START,
-    `Measured ${data.measured} at ${data.sizes.join(", ")} MP${data.quick ? " (--quick)" : ""}, whole request, MiB:`,
-    "",
-    "| case | MP | route row | upload | peak | estimate | peak / estimate |",
-    "|---|---|---|---|---|---|---|",
-    ...data.cases.map((c) => `| ${c.id} | ${c.megapixels} | ${c.row} | ${mib(c.inputBytes)} | ${mib(c.peak)} | ${mib(c.estimate)} | ${(c.peak / c.estimate).toFixed(2)} |`),
-    "",
-  ];
-  writeFileSync(DOC, doc.slice(0, at) + lines.join("\n") + doc.slice(end));
+interface Limits {
+  read: Record<string, number>;
+  write: Record<string, number>;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  writePeaksTable(JSON.parse(readFileSync(MEASURED_PEAKS, "utf8")) as MeasuredPeaks);
-  console.log(`wrote the measured-peaks table of ${path.relative(ROOT, DOC)}`);
+/** The generated part of docs/codecs.md, markers included. */
+export function routeCostsSection(table: RouteCostTable, estimates: readonly PeakEstimate[], limits: Limits): string {
+  const byKey = new Map<string, PeakEstimate[]>();
+  for (const e of estimates) for (const key of e.keys) byKey.set(key, [...(byKey.get(key) ?? []), e]);
+  const terms = Object.entries(table.terms)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([key, t]) => {
+      const seen = byKey.get(key) ?? [];
+      const worst = seen.length ? Math.max(...seen.map((e) => e.peak.peak / e.estimate)).toFixed(2) : t.provisional === undefined ? "-" : `provisional: ${t.provisional}`;
+      return `| ${key} | ${num(t.floorMiB)} | ${num(t.fixedMiB)} | ${num(t.perPixel)} | ${num(t.perInputByte)} | ${num(t.perOutputByte)}${t.output ? ` (${t.output})` : ""} | ${t.maxPixels === undefined ? "" : pixels(t.maxPixels)} | ${seen.length} | ${worst} |`;
+    });
+  const outputs = Object.entries(table.outputs)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, o]) => `| ${name} | ${num(o.perInputByte)} | ${num(o.least)} | ${o.most} | ${num(o.mostMiB)} |`);
+  const peaks = [...estimates]
+    .sort((a, b) => a.peak.case.localeCompare(b.peak.case) || a.peak.megapixels - b.peak.megapixels)
+    .map(({ peak: p, row, keys, estimate }) => `| ${p.case} | ${p.megapixels} | ${p.measured} | ${row} | ${keys[0]} | ${mib(p.inputBytes)} | ${mib(p.peak)} | ${mib(estimate)} | ${(p.peak / estimate).toFixed(2)} |`);
+  return [
+    START,
+    `Safety margin of the fit: ${Math.round(table.margin * 100)}%. Ramp from a call's floor to its fixed part: ${table.rampPerPixel} bytes a pixel.`,
+    "",
+    "| terms | floor MiB | fixed MiB | per pixel | per input byte | per output byte (output) | at most (pixels) | recorded peaks | worst peak / estimate |",
+    "|---|---|---|---|---|---|---|---|---|",
+    ...terms,
+    "",
+    "| output | per input byte | least a pixel | most a pixel | most MiB |",
+    "|---|---|---|---|---|",
+    ...outputs,
+    "",
+    "| format | read at most (pixels) | written from a raster at most (pixels) |",
+    "|---|---|---|",
+    ...FORMATS.map((f) => `| ${f} | ${pixels(limits.read[f]!)} | ${limits.write[f] === undefined ? "" : pixels(limits.write[f]!)} |`),
+    "",
+    "| case | MP | measured | route row | terms | upload MiB | peak MiB | estimate now MiB | peak / estimate |",
+    "|---|---|---|---|---|---|---|---|---|",
+    ...peaks,
+    END,
+  ].join("\n");
+}
+
+/** docs/codecs.md with its generated tables as the table now makes them. */
+export async function generatedDoc(): Promise<{ current: string; generated: string }> {
+  const table = readRouteCosts();
+  const codecs = await loadCodecs();
+  const limits: Limits = { read: {}, write: {} };
+  for (const f of FORMATS) {
+    limits.read[f] = codecs.maxPixelsFor(f as Format);
+    if (f !== "heic") limits.write[f] = codecs.maxTargetPixelsFor(f as Format);
+  }
+  const current = readFileSync(DOC, "utf8");
+  const [at, end] = [current.indexOf(START), current.indexOf(END)];
+  if (at < 0 || end < at) throw new Error(`docs/codecs.md has no ${START} ... ${END} section`);
+  const generated = current.slice(0, at) + routeCostsSection(table, await estimatesOf(table.peaks), limits) + current.slice(end + END.length);
+  return { current, generated };
+}
+
+const { current, generated } = await generatedDoc();
+if (process.argv.includes("--check")) {
+  if (current !== generated) {
+    console.error("docs/codecs.md's route-cost tables differ from src/codecs/route-costs.json: run node scripts/bench/codecs-peaks-doc.ts");
+    process.exitCode = 1;
+  }
+} else {
+  writeFileSync(DOC, generated);
+  console.log(`wrote the route-cost tables of ${path.relative(ROOT, DOC)}`);
 }

@@ -19,6 +19,11 @@ export interface Raster {
   data: Uint8ClampedArray;
 }
 
+/** A call's price (src/codecs/recode-cost.ts Price): `keys` name the terms of the stage that set it. */
+export interface Price {
+  keys: readonly string[];
+}
+
 export interface Header {
   format: Format;
   width: number;
@@ -47,8 +52,10 @@ export interface Codecs {
     target: Format,
     options?: { quality?: number },
     resize?: Resize,
-  ): { quality: number; bytesPerPixel: number | null; route: { row: { name: string } } | null; resize: ResizePlan | null };
-  estimateCodecBytes(pixels: number, input: Format, target: Format | null, inputBytes: number, nativePerPixel?: number | null, quality?: number): number;
+  ): { quality: number; price: Price; route: { row: { name: string }; facts: unknown } | null; resize: ResizePlan | null };
+  /** The general path's price (a decode alone when `target` is null). */
+  generalPrice(input: Format, target: Format | null, inputBytes: number, pixels: number): Price;
+  estimateCodecBytes(pixels: number, price: Price, inputBytes: number): number;
   /** A resized call's estimate (src/codecs/resize-cost.ts). */
   estimateResizedBytes(source: { width: number; height: number; format: Format; bytes: Uint8Array }, target: Format, plan: ResizePlan, quality: number): number;
   /** The answer's size for a resize, or null when it leaves the picture as it is. */

@@ -8,7 +8,7 @@
 import { cellGrid, type CellGrid } from "./avif-cells.ts";
 import type { InputFormat } from "./formats.ts";
 import { bytesLeftBeside, maxRecodePixels } from "./limits.ts";
-import { atQuality } from "./recode-cost.ts";
+import { atQuality, type Price } from "./recode-cost.ts";
 
 const MiB = 1024 * 1024;
 
@@ -58,14 +58,15 @@ export interface AvifCellsCost {
 
 /**
  * A width x height picture (`input`, an upload of `inputBytes`) written as a grid AVIF at
- * `quality`, its rows from a source that holds `source` bytes a pixel while the cells are
+ * `quality` on a route priced `route` besides (its floor, fixed part and upload: the table's
+ * terms), its rows from a source that holds `source` bytes a pixel while the cells are
  * encoded; `decode`: what making those rows cost before the first cell (a whole HEIC decoded
  * first), when that is more. Priced for the densest picture's AV1 data when that fits the
  * isolate's budget; else for what the budget leaves beside the rest of the call, when that holds
  * a photo's, and the file is held to it (a denser picture fails with image_too_large, refunded);
  * else the densest price stands and the limit refuses the call before the charge.
  */
-export function avifCellsCost(input: InputFormat, inputBytes: number, source: number, width: number, height: number, quality: number, decode = 0): AvifCellsCost {
+export function avifCellsCost(route: Price, input: InputFormat, inputBytes: number, source: number, width: number, height: number, quality: number, decode = 0): AvifCellsCost {
   const { columns, cellWidth, cellHeight, chroma } = cellGrid(width, height);
   const costs = CHROMA_COSTS[chroma];
   const pixels = Math.max(1, width * height);
@@ -74,7 +75,8 @@ export function avifCellsCost(input: InputFormat, inputBytes: number, source: nu
   const base = source + (costs.encoderBytes + band + cell) / pixels;
   const priced = (filePerPixel: number): AvifCellsCost => ({ bytesPerPixel: Math.max(decode, base + FILE_COPIES * filePerPixel), fileBytes: Math.floor(filePerPixel * pixels) });
   const densest = priced(atQuality(costs.densest, quality));
-  if (maxRecodePixels(input, "avif", densest.bytesPerPixel, inputBytes) >= pixels) return densest;
-  const room = (bytesLeftBeside(input, base, inputBytes, pixels) * ROOM_USED) / FILE_COPIES / pixels;
+  const withCells = (perPixel: number): Price => ({ ...route, perPixel: route.perPixel + perPixel });
+  if (maxRecodePixels(input, withCells(densest.bytesPerPixel), inputBytes) >= pixels) return densest;
+  const room = (bytesLeftBeside(withCells(base), inputBytes, pixels) * ROOM_USED) / FILE_COPIES / pixels;
   return room >= atQuality(costs.photo, quality) ? priced(room) : densest;
 }

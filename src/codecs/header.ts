@@ -12,6 +12,7 @@ import { assertHeicDecodable } from "./heic-structure.ts";
 import { assertGifFrameDecodable, readGifHeader } from "./gif.ts";
 import { readJpegFrame, readJpegHeader, readJpegScans } from "./jpeg.ts";
 import { MAX_HEADER_SIDE, maxPixelsFor, maxRecodePixels, TARGET_MAX_SIDE } from "./limits.ts";
+import type { Price } from "./recode-cost.ts";
 import { assertPngChunksPresent, readPngHeader } from "./png.ts";
 import { assertTiffDecodable, readTiffHeader } from "./tiff.ts";
 import { assertWebpFrameDecodable, readWebpHeader } from "./webp.ts";
@@ -61,10 +62,10 @@ export function assertDecodable(header: ImageHeader): void {
  * (assertFormatHolds), or more pixels than the isolate's memory allows on the path it takes
  * (maxRecodePixels), its upload counted.
  */
-export function assertRecodable(source: { width: number; height: number; format: InputFormat; bytes: Uint8Array }, target: ImageFormat, nativePerPixel: number | null): void {
+export function assertRecodable(source: { width: number; height: number; format: InputFormat; bytes: Uint8Array }, target: ImageFormat, price: Price): void {
   if (source.format === "jpeg") assertJpegColourReadable(source.bytes);
   assertFormatHolds(source.width, source.height, target);
-  const limit = maxRecodePixels(source.format, target, nativePerPixel, source.bytes.length);
+  const limit = maxRecodePixels(source.format, price, source.bytes.length);
   assertWithinPixelLimit(source.width, source.height, limit, `turned into ${FORMAT_INFO[target].label} from this ${FORMAT_INFO[source.format].label}`, "targetFormat");
 }
 

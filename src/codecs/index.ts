@@ -14,7 +14,7 @@ export { IMAGE_FORMATS, INPUT_FORMATS, FORMAT_INFO } from "./formats.ts";
 export type { ImageFormat, InputFormat, FormatInfo, RasterImage, ImageHeader } from "./formats.ts";
 export { sniffFormat } from "./sniff.ts";
 export { readHeader, assertDecodable, assertRecodable, assertSafeToDecode, assertWithinPixelLimit } from "./header.ts";
-export { nativeBytesPerPixel, nativeRoute, type NativeRoute } from "./recode-route.ts";
+export { nativeBytesPerPixel, nativeRoute, planPrice, type NativeRoute } from "./recode-route.ts";
 export { decodeImage } from "./decode.ts";
 export { encodeImage, type EncodeOptions } from "./encode.ts";
 export { pngPieces } from "./native.ts";
@@ -25,5 +25,5 @@ export { readOrientation, applyOrientation, type Orientation } from "./orientati
 export { imageHasAlpha } from "./raster.ts";
 export { stripMetadata } from "./strip-metadata.ts";
 export { isolateCodecGate, MemoryGate, type Permit } from "./memory-gate.ts";
-export { MAX_DECODE_PIXELS, MAX_AVIF_PIXELS, HARD_MAX_PIXELS, estimateCodecBytes, waitingBytes, maxPixelsFor, maxTargetPixelsFor } from "./limits.ts";
+export { MAX_DECODE_PIXELS, MAX_AVIF_PIXELS, HARD_MAX_PIXELS, estimateCodecBytes, generalPrice, waitingBytes, maxPixelsFor, maxTargetPixelsFor } from "./limits.ts";
 export { paletteSizeForQuality } from "./png.ts";

@@ -1,6 +1,6 @@
 // Decode and re-encode in one step, for compress and convert: the paths our own WASM build
 // handles (native.ts; which applies is recode-route.ts's decision) skip the RGBA raster;
-// everything else decodes and encodes as before. TIFF is a baseline JPEG from the same
+// everything else is decoded to a raster and encoded (the general path). TIFF is a baseline JPEG from the same
 // encoder, wrapped in a TIFF container (tiff.ts).
 
 import { PixelgateError } from "../errors.ts";
@@ -11,8 +11,11 @@ import { encodeImage, encodeQuality, type EncodeOptions } from "./encode.ts";
 import { JPEG_DEFAULT_QUALITY } from "./jpeg.ts";
 import { recodedImage, type RecodedImage } from "./file-pieces.ts";
 import { encodeRaster } from "./native.ts";
-import { nativeRoute, type NativeRoute } from "./recode-route.ts";
+import { planPrice, type NativeRoute } from "./recode-route.ts";
+import type { Price } from "./recode-cost.ts";
+import { generalPrice } from "./limits.ts";
 import { resizedWebpSettings } from "./resize-cost.ts";
+import { readRouteFacts } from "./route-table.ts";
 import { PNG_DEFAULT_QUALITY } from "./png.ts";
 import { planResize, runResize, type ResizePlan, type ResizeRequest } from "./resize.ts";
 import { TIFF_JPEG_QUALITY, tiffAroundJpeg } from "./tiff.ts";
@@ -46,7 +49,7 @@ export type { RecodedImage };
 /**
  * One compress or convert decided once, from the header, before the charge: the target, the
  * quality it is written at and the route (null: the general decode and encode). The memory gate
- * prices this plan (`bytesPerPixel`) and runRecode runs it, so what was paid for is what runs.
+ * prices this plan (`price`) and runRecode runs it, so what was paid for is what runs.
  */
 export interface RecodePlan {
   header: ImageHeader;
@@ -54,8 +57,8 @@ export interface RecodePlan {
   quality: number;
   options: EncodeOptions;
   route: NativeRoute | null;
-  /** The route's bytes per pixel, or null for the general path (limits.ts prices that one). */
-  bytesPerPixel: number | null;
+  /** What the route costs at this size (the general path's when `route` is null); a resize is priced by resize-cost.ts instead. */
+  price: Price;
   /** A resize (`width`, `height`, `fit`) that changes the picture: it takes the call instead of `route` (resize-cost.ts prices it). */
   resize: ResizePlan | null;
 }
@@ -64,9 +67,10 @@ export interface RecodePlan {
 export function planRecode(bytes: Uint8Array, header: ImageHeader, target: ImageFormat, options: EncodeOptions = {}, resize: ResizeRequest = {}): RecodePlan {
   const quality = recodeQuality(target, options);
   const resized = planResize(bytes, header, resize);
-  if (resized) return { header, target, quality, options, route: null, bytesPerPixel: null, resize: resized };
-  const route = NATIVE_TARGETS[target] === undefined ? null : nativeRoute(bytes, header.format, target, header.width * header.height, quality);
-  return { header, target, quality, options, route, bytesPerPixel: route?.bytesPerPixel ?? null, resize: null };
+  if (resized) return { header, target, quality, options, route: null, price: generalPrice(header.format, target, bytes.length, header.width * header.height), resize: resized };
+  const facts = NATIVE_TARGETS[target] === undefined ? null : readRouteFacts(bytes, header.format);
+  const { route, price } = planPrice(facts, header.format, target, header.width * header.height, bytes.length, quality);
+  return { header, target, quality, options, route, price, resize: null };
 }
 
 /**

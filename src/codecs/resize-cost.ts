@@ -8,8 +8,8 @@ import { PixelgateError } from "../errors.ts";
 import { FORMAT_INFO, type ImageFormat, type InputFormat } from "./formats.ts";
 import { assertDecodable, assertFormatHolds, assertJpegColourReadable, assertWithinPixelLimit } from "./header.ts";
 import { readJpegFrame } from "./jpeg.ts";
-import { estimateCodecBytes, ISOLATE_CODEC_BUDGET, maxTargetPixelsFor } from "./limits.ts";
-import { heicPlanesReadBytesPerPixel, pngToEncoderBytesPerPixel, WEBP_LOW_MEMORY, webpDensestPerPixel } from "./recode-cost.ts";
+import { estimateCodecBytes, generalPrice, ISOLATE_CODEC_BUDGET, maxTargetPixelsFor } from "./limits.ts";
+import { priceStages, termsOf, WEBP_LOW_MEMORY, webpDensestPerPixel, type Price } from "./recode-cost.ts";
 import type { ResizePlan } from "./resize.ts";
 
 /**
@@ -60,6 +60,29 @@ function readBytesPerPixel(source: Source, plan: ResizePlan): number | null {
 }
 
 /**
+ * A HEIC's whole planes made (the route table's decode terms: a grid's planes are its own peak,
+ * a single image holds libde265's picture, turned a second copy, libheif its instance), then read
+ * a row at a time beside them (png_planes_rows.c, the planes and the row reader's WASM: the GIF
+ * writer's terms without its file).
+ */
+function heicPlanesReadBytesPerPixel(alpha: boolean, tiles: "grid" | "single" | null, turned: boolean): number {
+  const a = alpha ? " with alpha" : "";
+  const decode =
+    tiles === "grid"
+      ? 0
+      : tiles === "single"
+        ? termsOf(`heic planes (ours) to png, gif, bmp: decode, single${a}`).perPixel! + (turned ? termsOf("heic planes (ours) to png, gif, bmp: a turned single image's second copy").perPixel! : 0)
+        : termsOf(`libheif planes to png: decode${alpha ? ", alpha" : ""}`).perPixel!;
+  return Math.max(decode, termsOf(`heic planes (ours) to png, gif, bmp: gif${alpha ? ", alpha" : ""}`).perPixel!);
+}
+
+/** The resize's own terms in the cost table (its floor, fixed part and upload), the stage's bytes a pixel from this file's figures beside them. */
+function resizeStage(key: string, perPixel: number, inputBytes: number, pixels: number): Price {
+  const price = priceStages([[key, "upload"]], inputBytes, pixels);
+  return { ...price, perPixel: price.perPixel + perPixel };
+}
+
+/**
  * Bytes a pixel of the answer its encode stage costs, its raster in JavaScript (4) included, when
  * our own build's raster sink writes it (native/raster_sink.c: rows copied in, as from a PNG with
  * alpha into the encoders, recode-cost.ts): JPEG with its coefficients at their largest; WebP
@@ -67,10 +90,10 @@ function readBytesPerPixel(source: Source, plan: ResizePlan): number | null {
  * encoders' figures (limits.ts).
  */
 function answerEncodeBytesPerPixel(target: ImageFormat, quality: number): number | null {
-  if (target === "jpeg") return 4 + pngToEncoderBytesPerPixel(true, "jpeg") + JPEG_COEFFICIENTS_BYTES_PER_PIXEL;
+  if (target === "jpeg") return 4 + termsOf("png into the webp, jpeg encoders: jpeg, alpha").perPixel! + JPEG_COEFFICIENTS_BYTES_PER_PIXEL;
   if (target !== "webp") return null;
   const densest = webpDensestPerPixel(quality, true);
-  return 4 + pngToEncoderBytesPerPixel(true, "webp") + WEBP_LOW_MEMORY.perOutputByte * (densest.vp8 + densest.alpha);
+  return 4 + termsOf("png into the webp, jpeg encoders: webp, alpha").perPixel! + WEBP_LOW_MEMORY.perOutputByte * (densest.vp8 + densest.alpha);
 }
 
 /** The WebP answer's encoder settings: coded as it goes, the file no larger than the densest picture's (what it was priced for). */
@@ -92,10 +115,12 @@ export function estimateResizedBytes(source: Source, target: ImageFormat, plan: 
   const perPixel = readBytesPerPixel(source, plan);
   const read =
     perPixel === null
-      ? estimateCodecBytes(pixels, format, null, bytes.length) + answer * ANSWER_READ_BYTES_PER_PIXEL
-      : estimateCodecBytes(pixels, format, null, bytes.length, perPixel + (answer * ANSWER_READ_BYTES_PER_PIXEL) / pixels);
+      ? estimateCodecBytes(pixels, generalPrice(format, null, bytes.length, pixels), bytes.length) + answer * ANSWER_READ_BYTES_PER_PIXEL
+      : estimateCodecBytes(pixels, resizeStage("resize: reading", perPixel + (answer * ANSWER_READ_BYTES_PER_PIXEL) / pixels, bytes.length, pixels), bytes.length);
   const turned = plan.route.orientation >= 5 ? answer * TURN_COPY_BYTES_PER_PIXEL : 0;
-  const encode = estimateCodecBytes(answer, format, target, bytes.length, answerEncodeBytesPerPixel(target, quality), quality) + turned;
+  const encodePerPixel = answerEncodeBytesPerPixel(target, quality);
+  const encodePrice = encodePerPixel === null ? generalPrice(format, target, bytes.length, answer) : resizeStage("resize: the answer encoded", encodePerPixel, bytes.length, answer);
+  const encode = estimateCodecBytes(answer, encodePrice, bytes.length) + turned;
   return Math.max(read, encode);
 }
 

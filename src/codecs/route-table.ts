@@ -7,18 +7,19 @@ import { readJpegFrame, type JpegFrame } from "./jpeg.ts";
 import { maxPixelsFor, SINGLE_AVIF_MAX_PIXELS } from "./limits.ts";
 import { encodePlanes, inPieces, planesToBmp, rgbaRows, type RgbaRows, planesToGif, planesToPng, streamBmp, transcodeJpeg, transcodePng, transcodeToPalette, transcodeToPng, transcodeWebp, type NativeTarget, type PlanesEncoding, type WebpSettings, type YCbCrImage } from "./native.ts";
 import { readOrientation, type Orientation } from "./orientation.ts";
-import { heicBytesPerPixel, heicToPngBytesPerPixel, heicToRowWriterBytesPerPixel, jpegBytesPerPixel, jpegToLowMemoryWebpBytesPerPixel, pngBytesPerPixel, pngLayout, pngToEncoderBytesPerPixel, rowSourceWasmBytesPerPixel, rowWriterBytesPerPixel, webpBytesPerPixel, webpToPngBytesPerPixel, type NativeEncoderTarget } from "./recode-cost.ts";
+import { pngLayout, priceStages, termsOf, termsPerPixel, type Stage } from "./recode-cost.ts";
 import { readWebpLayout, type WebpLayout } from "./webp.ts";
 import { encodeAvifCells } from "./avif-cells.ts";
 import { avifCellsCost, type AvifCellsCost } from "./avif-cells-cost.ts";
 import { readHeader } from "./header.ts";
 import { planeStripRows } from "./plane-rows.ts";
 
-// The native routes of compress and convert, one row each: when it applies (facts read once
-// from the header), the targets it writes, what it costs (recode-cost.ts) and what runs it.
-// At most one row applies to a file and a target (test/codecs/route-table.test.ts walks every
-// pair); where none does, the general decode and encode takes the call, decided up front like
-// any row. recode-route.ts picks the row and prices WebP's encoder; recode.ts runs the row.
+// The routes of compress and convert, one row each: when it applies (facts read once from the
+// header), the targets it writes, the terms it is priced with (names in route-costs.json, read
+// by recode-cost.ts) and what runs it. At most one native row applies to a file and a target
+// (test/codecs/route-table.test.ts walks every pair); where none does, the general decode and
+// encode (recode-cost.ts generalStages) takes the call, decided up front like any row. recode-route.ts picks the
+// row and prices WebP's encoder; recode.ts runs the row.
 
 /** What the header says about a file, read once for every target. */
 export interface RouteFacts {
@@ -77,19 +78,26 @@ function heicTiles(bytes: Uint8Array): HeicLayout | null {
   }
 }
 
-/** What a row's cost is computed from besides the facts. */
+/** What a row's terms depend on besides the facts. */
 export interface CostInput {
-  bytes: Uint8Array;
   target: ImageFormat;
-  /** The header's (a PNG target's cost follows the upload's density); 0 when comparing paths. */
-  pixels: number;
+  /** 100: lossless (a PNG target: the palette writer below it). */
   quality: number;
+  /** The upload's size, and the header's pixels (0: comparing paths). */
+  inputBytes: number;
+  pixels: number;
 }
 
-/** Bytes per pixel, and beside a WebP encoder that codes as it goes where that was measured apart. */
+/**
+ * The terms a call on this row is priced with: its stages (each the names of the term sets it
+ * sums; the dearest stage is the price), and for a WebP target the reader's stages beside an
+ * encoder that codes as it goes, where that was measured apart.
+ */
 export interface RowCost {
-  bytesPerPixel: number;
-  lowMemoryBytesPerPixel?: number;
+  stages: readonly Stage[];
+  lowMemory?: readonly Stage[];
+  /** Bytes a pixel a row prices beside its terms by a model of its own (the grid AVIF's cells: avif-cells-cost.ts). */
+  perPixel?: number;
 }
 
 /** What a row runs on: the file, its header, the target, quality and WebP settings decided for it. */
@@ -117,8 +125,27 @@ export interface RouteRow {
 const ROW_WRITERS = ["png", "gif", "bmp"] as const;
 const ENCODERS = ["webp", "jpeg", "tiff"] as const;
 
-/** What the encoders' cost tables call a target (a TIFF's strip is a baseline JPEG). */
-const encoderCost = (target: ImageFormat): NativeEncoderTarget => (target === "webp" ? "webp" : "jpeg");
+/** What the encoders' terms call a target (a TIFF's strip is a baseline JPEG). */
+const encoderCost = (target: ImageFormat): "webp" | "jpeg" => (target === "webp" ? "webp" : "jpeg");
+
+/** Every stage holds the upload (its own terms: what the body's bytes cost while the work runs). */
+const UPLOAD = "upload";
+/** A file turned or flipped by its EXIF orientation, decoded in bands of rows. */
+const BANDS = "turned: bands of rows";
+/** A turned JPEG into the JPEG encoder: oriented YUV 4:2:0 planes. */
+const ORIENTED_PLANES = "turned: oriented yuv planes";
+
+/** One stage: these term sets (false: not this time) and the upload. */
+const stage = (...keys: (string | false)[]): Stage => [...keys.filter((k): k is string => k !== false), UPLOAD];
+const oneStage = (...keys: (string | false)[]): RowCost => ({ stages: [stage(...keys)] });
+
+/** A PNG target's writer: lossless at 100, else the palette writer (which keeps a lossless candidate). */
+const pngKind = (quality: number) => (quality >= 100 ? "lossless" : "palette");
+/** A progressive JPEG's terms (its decoder keeps the packed coefficients in every pass; turned, in every band). */
+const progressive = (f: RouteFacts) => (f.jpeg!.progressive ? (banded(f) ? ", progressive, turned" : ", progressive") : "");
+/** A baseline JPEG, PNG or WebP turned: the bands (a progressive one's terms hold them). */
+const bandsIf = (f: RouteFacts, always = false) => (always || banded(f)) && !f.jpeg?.progressive && BANDS;
+const webpKind = (f: RouteFacts) => (f.webp!.lossless ? "lossless webp" : f.webp!.alpha ? "lossy webp with alpha" : "lossy webp");
 
 /** What the native encoder writes for `target` (a TIFF's strip: one sequential scan). */
 const encoderFor = (target: ImageFormat): NativeTarget => (target === "tiff" ? "baseline-jpeg" : (target as NativeTarget));
@@ -202,48 +229,66 @@ const AVIF_ROWS: readonly RouteRow[] = [
     name: "jpeg, png, still webp rows into avif cells",
     when: (f) => gridAvif(f) && opaqueRows(f),
     targets: ["avif"],
-    cost: (f, { bytes, quality }) => ({ bytesPerPixel: fileRowsAvifCost(f, bytes, quality).bytesPerPixel }),
+    cost: (f, { inputBytes, quality }) => ({ stages: [stage(AVIF_CELLS)], perPixel: fileRowsAvifCost(f, inputBytes, quality).bytesPerPixel }),
     run: async ({ bytes, header, facts, quality, shown }) => {
       const rows = rgbaRows(bytes, header, facts.input as "jpeg" | "png" | "webp", facts.orientation);
-      return rows && recodedImage(await encodeAvifCells(rows, quality, fileRowsAvifCost(facts, bytes, quality).fileBytes), shown.width, shown.height);
+      return rows && recodedImage(await encodeAvifCells(rows, quality, fileRowsAvifCost(facts, bytes.length, quality).fileBytes), shown.width, shown.height);
     },
   },
   {
     name: "opaque heic planes into avif cells",
     when: (f) => gridAvif(f) && f.heic?.encoding != null && !f.heic.encoding.alpha,
     targets: ["avif"],
-    cost: (f, { bytes, quality }) => ({ bytesPerPixel: heicAvifCost(f, bytes, quality).bytesPerPixel }),
+    cost: (f, { inputBytes, quality }) => ({ stages: [stage(AVIF_CELLS)], perPixel: heicAvifCost(f, inputBytes, quality).bytesPerPixel }),
     run: async ({ bytes, facts, quality }) => {
       const rows = await heicRows(bytes, facts);
-      return recodedImage(await encodeAvifCells(rows, quality, heicAvifCost(facts, bytes, quality).fileBytes), rows.width, rows.height);
+      return recodedImage(await encodeAvifCells(rows, quality, heicAvifCost(facts, bytes.length, quality).fileBytes), rows.width, rows.height);
     },
   },
 ];
 
-/** A JPEG's, PNG's or WebP's grid AVIF: its row source (a band for a turned picture) beside the cells. */
-function fileRowsAvifCost(f: RouteFacts, bytes: Uint8Array, quality: number): AvifCellsCost {
+/**
+ * The grid AVIF rows' own terms (the call's floor, fixed part and upload); the cells are priced
+ * beside them by avif-cells-cost.ts, whose figures are not yet terms of the table.
+ */
+const AVIF_CELLS = "rows into avif cells";
+const cellsBase = (inputBytes: number, pixels: number) => priceStages([stage(AVIF_CELLS)], inputBytes, pixels);
+
+/** A JPEG's, PNG's or WebP's row source, as the GIF writer reads it (a band for a turned picture), without the GIF. */
+function rowSourceKeys(f: RouteFacts): Stage {
+  if (f.jpeg) return stage(`jpeg rows to gif, bmp: gif${progressive(f)}`, bandsIf(f));
+  if (f.png) return stage("png rows to gif, bmp: gif", bandsIf(f));
+  return stage(`still webp rows to gif, bmp: gif, ${webpKind(f)}`, bandsIf(f));
+}
+
+/** A JPEG's, PNG's or WebP's grid AVIF: its row source beside the cells. */
+function fileRowsAvifCost(f: RouteFacts, inputBytes: number, quality: number): AvifCellsCost {
   const { width, height } = f.size;
   const [shownWidth, shownHeight] = f.orientation >= 5 ? [height, width] : [width, height];
-  const source = rowSourceWasmBytesPerPixel(bytes, f.webp ?? (f.input as "jpeg" | "png"), width * height, banded(f), f.jpeg?.progressive ?? false);
-  return avifCellsCost(f.input, bytes.length, source, shownWidth, shownHeight, quality);
+  const pixels = width * height;
+  const source = termsPerPixel(rowSourceKeys(f).filter((key) => key !== UPLOAD), inputBytes, pixels);
+  return avifCellsCost(cellsBase(inputBytes, pixels), f.input, inputBytes, source, shownWidth, shownHeight, quality);
 }
 
 /**
  * A HEIC's grid AVIF. A grid's strips are a row of tiles (a column, turned) and its turned copy
  * beside our decoder's instance; anything else is decoded whole first (libde265's or libheif's
- * peak, recode-cost.ts) and its planes (1.5 bytes a pixel) stay beside the cells.
+ * peak, route-costs.json) and its planes (1.5 bytes a pixel) stay beside the cells.
  */
-function heicAvifCost(f: RouteFacts, bytes: Uint8Array, quality: number): AvifCellsCost {
+function heicAvifCost(f: RouteFacts, inputBytes: number, quality: number): AvifCellsCost {
   const { tiles, kind } = f.heic!;
   const { width, height } = f.size;
   const pixels = Math.max(1, width * height);
   const ours = tiles !== null && planesFromTiles(tiles);
   if (kind === "grid" && ours) {
     const strip = 2 * 1.5 * Math.max(width * tiles.image.tileHeight, height * tiles.image.tileWidth) + HEVC_DECODER_BYTES;
-    return avifCellsCost("heic", bytes.length, strip / pixels, width, height, quality);
+    return avifCellsCost(cellsBase(inputBytes, pixels), "heic", inputBytes, strip / pixels, width, height, quality);
   }
-  const decode = heicBytesPerPixel(false, "jpeg", ours ? "single" : null) + (ours && tiles.turns !== 0 ? 1.5 : 0);
-  return avifCellsCost("heic", bytes.length, 1.5, width, height, quality, decode);
+  // Decoded whole first, as for the JPEG encoder: libde265's picture (turned: a second copy) or libheif's.
+  const decode = ours
+    ? termsOf("heic tiles into the webp, jpeg encoders: jpeg, single").perPixel! + (tiles.turns !== 0 ? termsOf("heic planes (ours) to png, gif, bmp: a turned single image's second copy").perPixel! : 0)
+    : termsOf("libheif planes into the webp, jpeg encoders: jpeg").perPixel!;
+  return avifCellsCost(cellsBase(inputBytes, pixels), "heic", inputBytes, 1.5, width, height, quality, decode);
 }
 
 /** Our HEVC decoder's instance for one tile (1.4 MB measured), with room. */
@@ -254,23 +299,27 @@ export const ROUTE_ROWS: readonly RouteRow[] = [
     name: "jpeg rows to png",
     when: jpegRows,
     targets: ["png"],
-    cost: (f, { bytes, pixels, quality }) => ({ bytesPerPixel: pngBytesPerPixel(bytes, "jpeg", pixels, quality, banded(f), f.jpeg!.progressive) }),
+    cost: (f, { quality }) => oneStage(`jpeg rows to png: ${pngKind(quality)}${progressive(f)}`, bandsIf(f)),
     run: rowWriterRun,
   },
   {
     name: "jpeg rows to gif, bmp",
     when: jpegRows,
     targets: ["gif", "bmp"],
-    cost: (f, { bytes, target, pixels }) => ({ bytesPerPixel: rowWriterBytesPerPixel(bytes, "jpeg", target as "gif" | "bmp", pixels, banded(f), f.jpeg!.progressive) }),
+    // A BMP is always read in bands (bottom band first).
+    cost: (f, { target }) =>
+      target === "bmp" ? oneStage(`jpeg rows to gif, bmp: bmp${f.jpeg!.progressive ? ", progressive" : ""}`, bandsIf(f, true)) : oneStage(`jpeg rows to gif, bmp: gif${progressive(f)}`, bandsIf(f)),
     run: rowWriterRun,
   },
   {
     name: "jpeg into the webp, jpeg encoders",
     when: jpegSamples,
     targets: ["webp", "jpeg"],
-    cost: (f, { bytes, target, pixels }) => {
-      const bytesPerPixel = jpegBytesPerPixel(f.jpeg!.progressive, encoderCost(target), f.orientation !== 1, bytes.length, pixels);
-      return target === "webp" ? { bytesPerPixel, lowMemoryBytesPerPixel: jpegToLowMemoryWebpBytesPerPixel(f.jpeg!.progressive) } : { bytesPerPixel };
+    cost: (f, { target }) => {
+      const p = f.jpeg!.progressive ? ", progressive" : "";
+      if (target === "jpeg") return oneStage(`jpeg into the webp, jpeg encoders: jpeg${p}`, f.orientation !== 1 && ORIENTED_PLANES);
+      // Coded as it goes, a baseline file's decoder is gone before libwebp's peak; a progressive one's coefficients are not.
+      return { stages: [stage(`jpeg into the webp, jpeg encoders: webp${p}`)], lowMemory: [stage(p ? `jpeg into the webp, jpeg encoders: webp${p}` : "jpeg into the webp, jpeg encoders: webp, coded as it goes")] };
     },
     run: async ({ bytes, header, facts, target, quality, webp, shown }) => {
       const out = inPieces(() => transcodeJpeg(bytes, header, encoderFor(target), quality, facts.orientation, webp));
@@ -282,7 +331,7 @@ export const ROUTE_ROWS: readonly RouteRow[] = [
     name: "jpeg into a tiff's baseline strip",
     when: (f) => f.jpeg?.colorSpace === "ycbcr" && f.jpeg.components === 3,
     targets: ["tiff"],
-    cost: (f, { bytes, pixels }) => ({ bytesPerPixel: jpegBytesPerPixel(f.jpeg!.progressive, "tiff", f.orientation !== 1, bytes.length, pixels) }),
+    cost: (f) => oneStage(`jpeg into a tiff's baseline strip: tiff${f.jpeg!.progressive ? ", progressive" : ""}`, f.orientation !== 1 && ORIENTED_PLANES),
     run: async ({ bytes, header, facts, quality, shown }) => {
       const out = inPieces(() => transcodeJpeg(bytes, header, "baseline-jpeg", quality, facts.orientation));
       return out && recodedImage(out, shown.width, shown.height);
@@ -293,14 +342,14 @@ export const ROUTE_ROWS: readonly RouteRow[] = [
     name: "png rows to png",
     when: (f) => f.png !== undefined && !f.png.interlaced,
     targets: ["png"],
-    cost: (f, { bytes, pixels, quality }) => ({ bytesPerPixel: pngBytesPerPixel(bytes, "png", pixels, quality, banded(f), false) }),
+    cost: (f, { quality }) => oneStage(`png rows to png: ${pngKind(quality)}`, bandsIf(f)),
     run: rowWriterRun,
   },
   {
     name: "png rows to gif, bmp",
     when: (f) => f.png !== undefined && !f.png.interlaced,
     targets: ["gif", "bmp"],
-    cost: (f, { bytes, target, pixels }) => ({ bytesPerPixel: rowWriterBytesPerPixel(bytes, "png", target as "gif" | "bmp", pixels, banded(f), false) }),
+    cost: (f, { target }) => oneStage(`png rows to gif, bmp: ${target}`, bandsIf(f, target === "bmp")),
     run: rowWriterRun,
   },
   {
@@ -308,7 +357,7 @@ export const ROUTE_ROWS: readonly RouteRow[] = [
     name: "png into the webp, jpeg encoders",
     when: (f) => f.png !== undefined && !f.png.interlaced && f.orientation === 1,
     targets: ENCODERS,
-    cost: (f, { target }) => ({ bytesPerPixel: pngToEncoderBytesPerPixel(f.png!.alpha, encoderCost(target)) }),
+    cost: (f, { target }) => oneStage(`png into the webp, jpeg encoders: ${encoderCost(target)}${f.png!.alpha ? ", alpha" : ""}`),
     run: encoderRun(transcodePng),
   },
   // An animation's first frame is the general path's.
@@ -316,21 +365,21 @@ export const ROUTE_ROWS: readonly RouteRow[] = [
     name: "still webp rows to png",
     when: (f) => f.webp !== undefined && !f.webp.animated,
     targets: ["png"],
-    cost: (f, { bytes, pixels, quality }) => ({ bytesPerPixel: webpToPngBytesPerPixel(bytes, f.webp!, pixels, quality, banded(f)) }),
+    cost: (f, { quality }) => oneStage(`still webp rows to png: ${pngKind(quality)}, ${webpKind(f)}`, bandsIf(f)),
     run: rowWriterRun,
   },
   {
     name: "still webp rows to gif, bmp",
     when: (f) => f.webp !== undefined && !f.webp.animated,
     targets: ["gif", "bmp"],
-    cost: (f, { bytes, target, pixels }) => ({ bytesPerPixel: rowWriterBytesPerPixel(bytes, f.webp!, target as "gif" | "bmp", pixels, banded(f), false) }),
+    cost: (f, { target }) => oneStage(`still webp rows to gif, bmp: ${target}, ${webpKind(f)}`, bandsIf(f, target === "bmp")),
     run: rowWriterRun,
   },
   {
     name: "still webp into the webp, jpeg encoders",
     when: (f) => f.webp !== undefined && !f.webp.animated && f.orientation === 1,
     targets: ENCODERS,
-    cost: (f, { target }) => ({ bytesPerPixel: webpBytesPerPixel(f.webp!, encoderCost(target)) }),
+    cost: (f, { target }) => oneStage(`still webp into the webp, jpeg encoders: ${encoderCost(target)}, ${f.webp!.lossless ? "lossless" : "lossy"}${f.webp!.alpha ? " with alpha" : ""}`),
     run: encoderRun(transcodeWebp),
   },
   // A HEIC whose colour libheif would refuse (heicEncoding null) keeps libheif's verdict: the general path.
@@ -338,7 +387,7 @@ export const ROUTE_ROWS: readonly RouteRow[] = [
     name: "heic tiles into the webp, jpeg encoders",
     when: (f) => f.heic?.encoding != null && f.heic.tiles !== null,
     targets: ENCODERS,
-    cost: (f, { target }) => ({ bytesPerPixel: heicBytesPerPixel(f.heic!.encoding!.alpha, encoderCost(target), f.heic!.kind) }),
+    cost: (f, { target }) => oneStage(`heic tiles into the webp, jpeg encoders: ${encoderCost(target)}, ${f.heic!.kind}${f.heic!.encoding!.alpha ? " with alpha" : ""}`),
     // A row of tiles at a time into the encoder.
     run: async ({ facts, target, quality, webp }) => encodeHeicTiles(facts.heic!.tiles!, facts.heic!.encoding!, encoderFor(target), quality, webp),
   },
@@ -346,18 +395,26 @@ export const ROUTE_ROWS: readonly RouteRow[] = [
     name: "libheif planes into the webp, jpeg encoders",
     when: (f) => f.heic?.encoding != null && f.heic.tiles === null,
     targets: ENCODERS,
-    cost: (f, { target }) => ({ bytesPerPixel: heicBytesPerPixel(f.heic!.encoding!.alpha, encoderCost(target), null) }),
+    cost: (f, { target }) => oneStage(`libheif planes into the webp, jpeg encoders: ${encoderCost(target)}${f.heic!.encoding!.alpha ? ", alpha" : ""}`),
     run: heicPlanesRun,
   },
   {
     name: "heic planes (ours) to png, gif, bmp",
     when: (f) => f.heic?.encoding != null && f.heic.wholePlanes,
     targets: ROW_WRITERS,
-    cost: (f, { bytes, target, pixels, quality }) => {
+    // The planes are made first (a grid a row of tiles at a time: the planes are its peak; a
+    // single image holds libde265's picture while they are copied out, and turned by irot, a
+    // second copy: the header does not say whether its samples are 8-bit, turned as they leave),
+    // then written beside them.
+    cost: (f, { target, quality }) => {
       const { encoding, kind, tiles } = f.heic!;
-      const turned = tiles!.turns !== 0;
-      if (target === "png") return { bytesPerPixel: heicToPngBytesPerPixel(bytes, encoding!.alpha, pixels, quality, kind, turned) };
-      return { bytesPerPixel: heicToRowWriterBytesPerPixel(bytes, encoding!.alpha, target as "gif" | "bmp", pixels, kind!, turned) };
+      const alpha = encoding!.alpha;
+      const decode = kind === "single" ? [stage(`heic planes (ours) to png, gif, bmp: decode, single${alpha ? " with alpha" : ""}`, tiles!.turns !== 0 && "heic planes (ours) to png, gif, bmp: a turned single image's second copy")] : [];
+      const write =
+        target === "png"
+          ? stage(`heic planes written as png: ${pngKind(quality)}${alpha ? ", alpha" : ""}`)
+          : stage(`heic planes (ours) to png, gif, bmp: ${target}${alpha ? ", alpha" : ""}`, target === "bmp" && BANDS);
+      return { stages: [...decode, write] };
     },
     run: heicPlanesRun,
   },
@@ -366,7 +423,10 @@ export const ROUTE_ROWS: readonly RouteRow[] = [
     name: "libheif planes to png",
     when: (f) => f.heic?.encoding != null && !f.heic.wholePlanes,
     targets: ["png"],
-    cost: (f, { bytes, pixels, quality }) => ({ bytesPerPixel: heicToPngBytesPerPixel(bytes, f.heic!.encoding!.alpha, pixels, quality, null, true) }),
+    cost: (f, { quality }) => {
+      const alpha = f.heic!.encoding!.alpha ? ", alpha" : "";
+      return { stages: [stage(`libheif planes to png: decode${alpha}`), stage(`heic planes written as png: ${pngKind(quality)}${alpha}`)] };
+    },
     run: heicPlanesRun,
   },
   ...AVIF_ROWS,

@@ -33,8 +33,8 @@ function codecWorkBytes(source: CodecSource, target: ImageFormat, plan: RecodePl
     assertResizable(source, target, plan.resize, estimate);
     return estimate;
   }
-  assertRecodable(source, target, plan.bytesPerPixel);
-  return estimateCodecBytes(source.width * source.height, source.format, target, source.bytes.length, plan.bytesPerPixel, plan.quality);
+  assertRecodable(source, target, plan.price);
+  return estimateCodecBytes(source.width * source.height, plan.price, source.bytes.length);
 }
 
 /**

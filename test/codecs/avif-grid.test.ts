@@ -10,7 +10,7 @@ import { cellGrid, encodeAvifCells } from "../../src/codecs/avif-cells.ts";
 import { readHeifItems } from "../../src/codecs/heif-items.ts";
 import { assertRecodable } from "../../src/codecs/header.ts";
 import { encodeBaselineJpeg } from "../../src/codecs/jpeg.ts";
-import { SINGLE_AVIF_MAX_PIXELS } from "../../src/codecs/limits.ts";
+import { generalPrice, SINGLE_AVIF_MAX_PIXELS } from "../../src/codecs/limits.ts";
 import type { RgbaRows } from "../../src/codecs/native.ts";
 import { readRouteFacts, ROUTE_ROWS } from "../../src/codecs/route-table.ts";
 import { bytesOfBase64 } from "../support/tool-calls.ts";
@@ -122,7 +122,7 @@ describe("AVIF from compress and convert", () => {
     expect(nativeRoute(opaque, "png", "avif", 1800 * 1200, 50)).not.toBeNull();
     const alpha = await encodeImage(gradientWithAlpha(1800, 1200), "png");
     expect(nativeRoute(alpha, "png", "avif", 1800 * 1200, 50)).toBeNull();
-    const refused = await pixelgateError(() => assertRecodable({ format: "png", width: 1800, height: 1200, bytes: alpha }, "avif", null));
+    const refused = await pixelgateError(() => assertRecodable({ format: "png", width: 1800, height: 1200, bytes: alpha }, "avif", generalPrice("png", "avif", alpha.length, 1800 * 1200)));
     expect(refused.code).toBe("image_too_large");
   }, 60_000);
 });

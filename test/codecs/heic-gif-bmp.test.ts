@@ -9,7 +9,8 @@ import { decodeHeic } from "../../src/codecs/heic.ts";
 import { readHeicLayout } from "../../src/codecs/heic-layout.ts";
 import { heicPlanesFromTiles } from "../../src/codecs/heic-tiles.ts";
 import { decodeImage, encodeImage, readHeader, recodeImage, sniffFormat } from "../../src/codecs/index.ts";
-import { ENCODE_BYTES_PER_PIXEL, maxRecodePixels } from "../../src/codecs/limits.ts";
+import { maxRecodePixels } from "../../src/codecs/limits.ts";
+import { termsOf } from "../../src/codecs/recode-cost.ts";
 import { planesToPng } from "../../src/codecs/native.ts";
 import { nativeRoute } from "../../src/codecs/recode-route.ts";
 import { heicEncoding } from "../../src/codecs/heic.ts";
@@ -63,12 +64,12 @@ describe("HEIC to GIF and BMP through our HEVC decoder", () => {
     photo.set(bytesOf(QUADRANTS_HEIC));
     const gif = nativeRoute(photo, "heic", "gif", pixels, 100);
     expect(gif?.input).toBe("heic");
-    expect(gif!.bytesPerPixel).toBeLessThan(ENCODE_BYTES_PER_PIXEL.gif);
-    expect(maxRecodePixels("heic", "gif", gif!.bytesPerPixel, photo.length)).toBeGreaterThanOrEqual(pixels);
+    expect(gif!.price.perPixel).toBeLessThan(termsOf("general: encode gif").perPixel!);
+    expect(maxRecodePixels("heic", gif!.price, photo.length)).toBeGreaterThanOrEqual(pixels);
     // A BMP is 3 bytes a pixel beside the planes (its answer's base64 written in slices): 12 MP
     // fits (73.6 MB measured), a 24 MP one would not.
     const bmp = nativeRoute(photo, "heic", "bmp", pixels, 100);
-    const bmpLimit = maxRecodePixels("heic", "bmp", bmp!.bytesPerPixel, photo.length);
+    const bmpLimit = maxRecodePixels("heic", bmp!.price, photo.length);
     expect(bmpLimit).toBeGreaterThanOrEqual(pixels);
     expect(bmpLimit).toBeLessThan(24_000_000);
   });

@@ -1,25 +1,59 @@
-// What `npm run bench:codecs -- --write` last measured (src/codecs/measured-peaks.json): every
-// case's peak memory, whole request, beside the estimate the memory gate admitted it with and
-// the route table's row that ran it. A figure lowered below what was measured, or a data file
-// written with a case over its estimate, fails here.
+// The cost table against what the memory bench measured (src/codecs/route-costs.json, written
+// by `npm run bench:codecs -- --write`): every recorded peak, whole request, must be at or under
+// the estimate the planner computes for it now, from the table as it is now, on the route it
+// would take now. A term lowered below what was measured, or a row changed so that a recorded
+// case would take another route, fails here. Terms no recorded peak stands behind are listed as
+// to-dos, each with the reason it stands (`provisional`); one without a reason fails.
 
 import { describe, expect, it } from "vitest";
-import measured from "../../src/codecs/measured-peaks.json";
-import { RESIZE_ROUTE_NAMES } from "../../src/codecs/resize.ts";
-import { ROUTE_ROWS } from "../../src/codecs/route-table.ts";
+import type { ImageFormat, InputFormat } from "../../src/codecs/formats.ts";
+import { estimateCodecBytes } from "../../src/codecs/limits.ts";
+import { ROUTE_COSTS, type RecordedPeak } from "../../src/codecs/recode-cost.ts";
+import { planPrice } from "../../src/codecs/recode-route.ts";
+import type { RouteFacts } from "../../src/codecs/route-table.ts";
 
 const MiB = 2 ** 20;
 
-describe("measured peaks against their estimates", () => {
-  it("the data file holds cases, each run by a row of the route table, a resize's route, a tool case or the general path", () => {
-    expect(measured.cases.length).toBeGreaterThan(0);
-    // "upscale" and "preview": the tool cases (scripts/bench/codecs-cases.ts ToolCase).
-    const rows = new Set([...ROUTE_ROWS.map((row) => row.name), ...RESIZE_ROUTE_NAMES.map((name) => `resize: ${name}`), "general", "upscale", "preview"]);
-    for (const c of measured.cases) expect(rows, `${c.id} @ ${c.megapixels} MP`).toContain(c.row);
+function estimateNow(p: RecordedPeak) {
+  const planned = planPrice(p.facts as RouteFacts | null, p.input as InputFormat, p.target as ImageFormat | null, p.pixels, p.inputBytes, p.quality);
+  return { ...planned, estimate: estimateCodecBytes(p.pixels, planned.price, p.inputBytes) };
+}
+
+const label = (p: RecordedPeak) => `${p.case} @ ${p.megapixels} MP (${p.measured})`;
+
+describe("recorded peaks against the cost table", () => {
+  it("the table holds peaks, each still priced on the route that ran it, with the terms it was priced with", () => {
+    expect(ROUTE_COSTS.peaks.length).toBeGreaterThan(0);
+    const moved = ROUTE_COSTS.peaks.map((p) => ({ p, now: estimateNow(p) })).filter(({ p, now }) => now.row !== p.row);
+    expect(moved.map(({ p, now }) => `${label(p)}: ran on ${p.row}, would now take ${now.row}`)).toEqual([]);
+    for (const p of ROUTE_COSTS.peaks) for (const key of p.keys) expect(Object.keys(ROUTE_COSTS.terms), label(p)).toContain(key);
   });
 
-  it("every recorded peak is at or under its estimate", () => {
-    const over = measured.cases.filter((c) => c.peak > c.estimate).map((c) => `${c.id} @ ${c.megapixels} MP: ${(c.peak / MiB).toFixed(1)} > ${(c.estimate / MiB).toFixed(1)} MiB`);
+  it("every recorded peak is at or under the estimate the planner computes from the table now", () => {
+    const over = ROUTE_COSTS.peaks
+      .map((p) => ({ p, estimate: estimateNow(p).estimate }))
+      .filter(({ p, estimate }) => p.peak > estimate)
+      .map(({ p, estimate }) => `${label(p)}: ${(p.peak / MiB).toFixed(1)} > ${(estimate / MiB).toFixed(1)} MiB`);
     expect(over).toEqual([]);
   });
+
+  it("an estimate is computed from the table: a term lowered below a recorded peak is caught", () => {
+    // The largest recorded peak's own terms, with its per-pixel figure taken away.
+    const p = ROUTE_COSTS.peaks.reduce((a, b) => (b.peak > a.peak ? b : a));
+    const { price, estimate } = estimateNow(p);
+    const lowered = estimateCodecBytes(p.pixels, { ...price, perPixel: 0, fixed: 0 }, p.inputBytes);
+    expect(estimate).toBeGreaterThanOrEqual(p.peak);
+    expect(lowered).toBeLessThan(p.peak);
+  });
+
+  const measured = new Set(ROUTE_COSTS.peaks.flatMap((p) => estimateNow(p).price.keys));
+  const unmeasured = Object.entries(ROUTE_COSTS.terms).filter(([key]) => !measured.has(key));
+
+  it("terms with no recorded peak behind them say why they stand", () => {
+    expect(unmeasured.filter(([, t]) => t.provisional === undefined).map(([key]) => key)).toEqual([]);
+  });
+
+  // Visible in every run: what the bench has not measured yet (a new row's first estimate, a
+  // variant no bench case makes).
+  for (const [key, terms] of unmeasured) it.todo(`unmeasured, provisional: ${key} (${terms.provisional ?? "no reason given"})`);
 });

@@ -7,9 +7,12 @@
 import { describe, expect, it } from "vitest";
 import { GifReader } from "omggif";
 import { decodeImage, encodeImage, nativeRoute, readHeader, recodeImage, type RasterImage } from "../../src/codecs/index.ts";
-import { ENCODE_BYTES_PER_PIXEL, maxRecodePixels } from "../../src/codecs/limits.ts";
+import { encodeBaselineJpeg } from "../../src/codecs/jpeg.ts";
+import { maxRecodePixels } from "../../src/codecs/limits.ts";
 import { transcodeToPalette } from "../../src/codecs/native.ts";
-import { rowWriterBytesPerPixel, STREAMED_BMP_ANSWER } from "../../src/codecs/recode-cost.ts";
+import { ROUTE_COSTS, termsOf } from "../../src/codecs/recode-cost.ts";
+import { routeFor } from "../../src/codecs/recode-route.ts";
+import { readRouteFacts } from "../../src/codecs/route-table.ts";
 import type { Orientation } from "../../src/codecs/orientation.ts";
 import {
   EXIF_MARKER,
@@ -160,7 +163,7 @@ describe("the GIF and BMP routes", () => {
       for (const [bytes, input] of [[jpeg, "jpeg"], [png, "png"]] as const) {
         const route = nativeRoute(bytes, input, target, 64 * 48, 100);
         expect(route, `${input} to ${target}`).toMatchObject({ input });
-        expect(route!.bytesPerPixel, "below the general path's figure").toBeLessThan(ENCODE_BYTES_PER_PIXEL[target]);
+        expect(route!.price.perPixel, "below the general path's figure").toBeLessThan(termsOf(`general: encode ${target}`).perPixel!);
         const out = await recodeImage(bytes, readHeader(bytes, input), target);
         const orientation = input === "jpeg" ? 6 : 1;
         expect(out.bytes).toEqual(transcodeToPalette(bytes, readHeader(bytes, input), input, target, orientation));
@@ -171,19 +174,25 @@ describe("the GIF and BMP routes", () => {
 
   it("a BMP is priced as it is streamed (its row source, a band and what its answer holds, not its 3 bytes a pixel); a GIF follows the upload's density", async () => {
     const pixels = 4032 * 3024;
-    const photo = new Uint8Array(2_200_000); // only the size matters to the price
-    const bmp = rowWriterBytesPerPixel(photo, "jpeg", "bmp", pixels, false, false);
+    // Only the header's facts (a baseline JPEG, upright) and the upload's size matter to the price.
+    const facts = readRouteFacts(await encodeBaselineJpeg(scene(16, 16), 90), "jpeg");
+    const photo = new Uint8Array(2_200_000);
+    const rowWriterBytesPerPixel = (upload: Uint8Array, target: "gif" | "bmp", at: number) => routeFor(facts, target, at, upload.length, 100)!.price.perPixel;
+    const priceOf = (upload: Uint8Array, target: "gif" | "bmp", at: number) => routeFor(facts, target, at, upload.length, 100)!.price;
+    const answer = ROUTE_COSTS.outputs["streamed bmp answer"]!;
+    const STREAMED_BMP_ANSWER = { most: answer.mostMiB! * 2 ** 20, perFileByte: answer.most / 3 };
+    const bmp = rowWriterBytesPerPixel(photo, "bmp", pixels);
     expect(bmp * pixels, "the answer's fixed cost and a band").toBeGreaterThan(STREAMED_BMP_ANSWER.most + 8e6);
-    expect(rowWriterBytesPerPixel(photo, "jpeg", "bmp", 24e6, false, false), "the file is never whole").toBeLessThan(3);
-    const small = rowWriterBytesPerPixel(photo, "jpeg", "bmp", 64 * 48, false, false);
+    expect(rowWriterBytesPerPixel(photo, "bmp", 24e6), "the file is never whole").toBeLessThan(3);
+    const small = rowWriterBytesPerPixel(photo, "bmp", 64 * 48);
     expect(small - 3 * STREAMED_BMP_ANSWER.perFileByte, "a small BMP's answer: its file 3.5 times over, beside the row source and its band").toBeGreaterThan(0);
     expect(small - 3 * STREAMED_BMP_ANSWER.perFileByte).toBeLessThan(2);
-    const gif = rowWriterBytesPerPixel(photo, "jpeg", "gif", pixels, false, false);
-    expect(rowWriterBytesPerPixel(new Uint8Array(pixels), "jpeg", "gif", pixels, false, false), "capped at 12 bits a pixel and its copies").toBeLessThan(4);
+    const gif = priceOf(photo, "gif", pixels);
+    expect(rowWriterBytesPerPixel(new Uint8Array(pixels), "gif", pixels), "capped at 12 bits a pixel and its copies").toBeLessThan(4);
     // A 12 MP photo fits beside another to GIF and to BMP; a 24 MP camera photo (a 69 MB BMP) fits too.
-    expect(maxRecodePixels("jpeg", "gif", gif, photo.length)).toBeGreaterThan(pixels);
+    expect(maxRecodePixels("jpeg", gif, photo.length)).toBeGreaterThan(pixels);
     const camera = new Uint8Array(4_300_000);
-    expect(maxRecodePixels("jpeg", "bmp", rowWriterBytesPerPixel(camera, "jpeg", "bmp", 24e6, false, false), camera.length)).toBe(24_000_000);
+    expect(maxRecodePixels("jpeg", priceOf(camera, "bmp", 24e6), camera.length)).toBe(24_000_000);
   });
 
 });

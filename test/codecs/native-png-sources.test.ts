@@ -11,7 +11,7 @@ import { planesToPng, transcodeToPng } from "../../src/codecs/native.ts";
 import { ALPHA_HEIC, BT709_STUDIO_HEIC, QUADRANTS_HEIC, TEN_BIT_HEIC } from "../fixtures/heic.ts";
 import { recodeImage } from "../../src/codecs/recode.ts";
 import { maxRecodePixels } from "../../src/codecs/limits.ts";
-import { nativeBytesPerPixel } from "../../src/codecs/recode-route.ts";
+import { nativeBytesPerPixel, nativeRoute } from "../../src/codecs/recode-route.ts";
 import type { Orientation } from "../../src/codecs/orientation.ts";
 import {
   animatedWebp,
@@ -166,7 +166,7 @@ describe("what WebP and HEIC to PNG cost", () => {
     return bytes;
   };
   const limitFor = (format: "webp" | "heic", head: Uint8Array, size: number, quality = 100) =>
-    maxRecodePixels(format, "png", nativeBytesPerPixel(upload(head, size), format, "png", pixels, quality), Math.max(size, head.length));
+    maxRecodePixels(format, nativeRoute(upload(head, size), format, "png", pixels, quality)!.price, Math.max(size, head.length));
 
   it("a 12 MP lossy WebP photo fits, a dense one too (its PNG priced at most 3.1 B/px, kept in pieces), one of noise as a palette only; a lossless one is not held whole", async () => {
     const lossy = await encodeImage(scene(64, 48), "webp", { quality: 80 });

@@ -9,7 +9,7 @@ import { applyOrientation, decodeImage, encodeImage, readHeader, type RasterImag
 import { encodeBaselineJpeg } from "../../src/codecs/jpeg.ts";
 import { maxRecodePixels } from "../../src/codecs/limits.ts";
 import { transcodeToPng } from "../../src/codecs/native.ts";
-import { nativeBytesPerPixel } from "../../src/codecs/recode-route.ts";
+import { nativeBytesPerPixel, nativeRoute } from "../../src/codecs/recode-route.ts";
 import type { Orientation } from "../../src/codecs/orientation.ts";
 import { newAccount } from "../support/fixtures";
 import { prng } from "../support/prng";
@@ -146,7 +146,7 @@ describe("what a PNG target costs", () => {
   let baseline: Uint8Array = new Uint8Array(0);
   const limitFor = (uploadBytes: number, quality?: number, head: Uint8Array = baseline) => {
     const bytes = upload(head, uploadBytes);
-    return maxRecodePixels("jpeg", "png", nativeBytesPerPixel(bytes, "jpeg", "png", pixels, quality), uploadBytes);
+    return maxRecodePixels("jpeg", nativeRoute(bytes, "jpeg", "png", pixels, quality ?? 100)!.price, uploadBytes);
   };
 
   it("follows the upload's density: a 12 MP photo fits, the same size of noise does not", async () => {

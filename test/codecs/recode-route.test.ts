@@ -4,8 +4,8 @@
 
 import { describe, expect, it } from "vitest";
 import { decodeImage, encodeImage, nativeRoute, readHeader, recodeImage } from "../../src/codecs/index.ts";
-import { ENCODE_BYTES_PER_PIXEL, estimateCodecBytes, ISOLATE_CODEC_BUDGET, maxRecodePixels } from "../../src/codecs/limits.ts";
-import { pngToEncoderBytesPerPixel, webpBytesPerPixel, webpDensestPerPixel, webpFilePerInputByte, webpPhotoPerPixel, WEBP_DENSEST } from "../../src/codecs/recode-cost.ts";
+import { estimateCodecBytes, ISOLATE_CODEC_BUDGET, maxRecodePixels } from "../../src/codecs/limits.ts";
+import { termsOf, webpDensestPerPixel, webpFilePerInputByte, webpPhotoPerPixel, WEBP_DENSEST } from "../../src/codecs/recode-cost.ts";
 import { readJpegFrame } from "../../src/codecs/jpeg.ts";
 import { Buffer } from "node:buffer";
 import { heicEncoding } from "../../src/codecs/heic.ts";
@@ -19,7 +19,7 @@ describe("the native route", () => {
     const png = await encodeImage(gradientWithAlpha(96, 64), "png");
     const route = nativeRoute(png, "png", "jpeg", 96 * 64, 70);
     expect(route).toMatchObject({ input: "png" });
-    expect(route!.bytesPerPixel).toBeLessThan(ENCODE_BYTES_PER_PIXEL.jpeg);
+    expect(route!.price.perPixel).toBeLessThan(termsOf("general: encode jpeg").perPixel!);
     const out = await recodeImage(png, readHeader(png, "png"), "jpeg", { quality: 70 });
     // The same bytes as the native transcoder writes: the route that was priced is the one that ran.
     expect(out.bytes).toEqual(transcodePng(png, { width: 96, height: 64 }, "jpeg", 70));
@@ -82,8 +82,8 @@ describe("WebP's token buffer", () => {
     const small = await noiseJpeg(256, 192);
     const smallRoute = nativeRoute(small, "jpeg", "webp", pixels, 70)!;
     expect(smallRoute.webp?.lowMemory).toBeUndefined();
-    expect(smallRoute.bytesPerPixel).toBeGreaterThan(calm.bytesPerPixel);
-    expect(nativeRoute(smooth, "jpeg", "webp", pixels, 100)!.bytesPerPixel).toBeGreaterThan(calm.bytesPerPixel);
+    expect(smallRoute.price.perPixel).toBeGreaterThan(calm.price.perPixel);
+    expect(nativeRoute(smooth, "jpeg", "webp", pixels, 100)!.price.perPixel).toBeGreaterThan(calm.price.perPixel);
   });
 
   it("coded as it goes, the file still reads back as the picture", async () => {
@@ -172,8 +172,8 @@ describe("WebP's token buffer, from a PNG or a lossless WebP", () => {
       for (const quality of [50, 70, 80, 90, 100]) {
         const densest = webpDensestPerPixel(quality, alpha);
         for (const [input, bytes, base, file] of [
-          ["png", png, pngToEncoderBytesPerPixel(alpha, "webp"), transcodePng(png, { width, height }, "webp", quality)!],
-          ["webp", lossless, webpBytesPerPixel({ lossless: true, alpha, animated: false }, "webp"), transcodeWebp(lossless, { width, height }, "webp", quality)!],
+          ["png", png, termsOf(`png into the webp, jpeg encoders: webp${alpha ? ", alpha" : ""}`).perPixel!, transcodePng(png, { width, height }, "webp", quality)!],
+          ["webp", lossless, termsOf(`still webp into the webp, jpeg encoders: webp, lossless${alpha ? " with alpha" : ""}`).perPixel!, transcodeWebp(lossless, { width, height }, "webp", quality)!],
         ] as const) {
           // The WebP is larger than its upload (priced from the upload's size, it would look cheap);
           // the bound holds for the file the encoder really writes (VP8 and alpha chunk together).
@@ -185,7 +185,7 @@ describe("WebP's token buffer, from a PNG or a lossless WebP", () => {
           const tokens = WEBP_DENSEST.tokensPerByte * densest.vp8 + WEBP_DENSEST.alphaPerByte * densest.alpha;
           expect(route.webp).toMatchObject({ tokenBytes: expect.closeTo((tokens / 2) * pixels, 0) });
           expect(route.webp!.lowMemory).toBeUndefined();
-          expect(route.bytesPerPixel).toBeCloseTo(base + WEBP_DENSEST.tokensPerByte * densest.vp8 + WEBP_DENSEST.alphaPerByte * densest.alpha, 6);
+          expect(route.price.perPixel).toBeCloseTo(base + WEBP_DENSEST.tokensPerByte * densest.vp8 + WEBP_DENSEST.alphaPerByte * densest.alpha, 6);
         }
       }
     }
@@ -197,12 +197,12 @@ describe("WebP's token buffer, from a PNG or a lossless WebP", () => {
     // convert's quality keeps its place, coded as it goes.
     const four = nativeRoute(png, "png", "webp", 2000 * 2000, 80)!;
     expect(four.webp).toMatchObject({ lowMemory: true });
-    expect(maxRecodePixels("png", "webp", four.bytesPerPixel, png.length)).toBeGreaterThanOrEqual(2000 * 2000);
+    expect(maxRecodePixels("png", four.price, png.length)).toBeGreaterThanOrEqual(2000 * 2000);
     // So does 12 MP at quality 100: coded as it goes only the file grows, and it leaves WASM
     // memory as it is written (measured 56 MB for this picture's 0.3 MB upload at 12 MP).
     const twelve = nativeRoute(png, "png", "webp", 4000 * 3000, 100)!;
     expect(twelve.webp).toMatchObject({ lowMemory: true });
-    expect(maxRecodePixels("png", "webp", twelve.bytesPerPixel, png.length)).toBeGreaterThanOrEqual(4000 * 3000);
+    expect(maxRecodePixels("png", twelve.price, png.length)).toBeGreaterThanOrEqual(4000 * 3000);
     // With alpha and a small upload the densest picture's file still fits beside the rest.
     const alpha = await encodeImage(repeatedNoise(width, height, true), "png");
     const twelveMp = 4000 * 3000;
@@ -226,11 +226,11 @@ describe("WebP's token buffer, from a PNG or a lossless WebP", () => {
     const twelveMp = 4000 * 3000;
     const route = nativeRoute(large, "png", "webp", twelveMp, 80)!;
     expect(route.webp).toMatchObject({ lowMemory: true });
-    const estimate = estimateCodecBytes(twelveMp, "png", "webp", large.length, route.bytesPerPixel);
+    const estimate = estimateCodecBytes(twelveMp, route.price, large.length);
     // The call takes (nearly) the whole budget, and the file what is left of it.
     expect(estimate).toBeLessThanOrEqual(ISOLATE_CODEC_BUDGET);
     expect(estimate).toBeGreaterThan(0.98 * ISOLATE_CODEC_BUDGET);
-    expect(maxRecodePixels("png", "webp", route.bytesPerPixel, large.length)).toBeGreaterThanOrEqual(twelveMp);
+    expect(maxRecodePixels("png", route.price, large.length)).toBeGreaterThanOrEqual(twelveMp);
     const { vp8, alpha: alphaChunk } = webpDensestPerPixel(80, true);
     expect(route.webp!.fileBytes).toBeLessThan((vp8 + alphaChunk) * twelveMp);
     expect(route.webp!.fileBytes).toBeGreaterThan(webpPhotoPerPixel(80) * twelveMp);
@@ -238,9 +238,9 @@ describe("WebP's token buffer, from a PNG or a lossless WebP", () => {
     // refused before the charge.
     const thirteenMp = 13_000_000;
     const at80 = nativeRoute(large, "png", "webp", thirteenMp, 80)!;
-    expect(maxRecodePixels("png", "webp", at80.bytesPerPixel, large.length)).toBeGreaterThanOrEqual(thirteenMp);
+    expect(maxRecodePixels("png", at80.price, large.length)).toBeGreaterThanOrEqual(thirteenMp);
     const at100 = nativeRoute(large, "png", "webp", thirteenMp, 100)!;
-    expect(maxRecodePixels("png", "webp", at100.bytesPerPixel, large.length)).toBeLessThan(thirteenMp);
+    expect(maxRecodePixels("png", at100.price, large.length)).toBeLessThan(thirteenMp);
     // What the file is let take is what the encoder is held to: this picture's WebP, far past
     // a photo's, outgrows a room of a photo's size and fails; given its own size it answers.
     const header = { width, height };

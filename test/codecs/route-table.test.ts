@@ -10,13 +10,14 @@ import { encodeImage, IMAGE_FORMATS, nativeRoute, readHeader, recodeImage, sniff
 import { readJpegFrame } from "../../src/codecs/jpeg.ts";
 import { readRouteFacts, rowsFor } from "../../src/codecs/route-table.ts";
 import { heicEncoding } from "../../src/codecs/heic.ts";
-import { heicToPngBytesPerPixel } from "../../src/codecs/recode-cost.ts";
 import { GRID_HEIC, GRID_TURNED_HEIC, QUADRANTS_HEIC, TURNED_HEIC, ALPHA_HEIC } from "../fixtures/heic.ts";
 import { CMYK_JPEG, GRID_ODD_TURNED_HEIC } from "../fixtures/route-cases.ts";
 import { animatedWebp, concat, exifApp1, gradient, gradientWithAlpha, handPng, jsquashWebp, pngWithExifChunk, tiffStructure, webpWithExif, withJpegSegments } from "./support.ts";
 import { bytesOfBase64 } from "../support/tool-calls.ts";
 import { transcodeJpeg } from "../../src/codecs/native.ts";
 import { assertRecodable } from "../../src/codecs/header.ts";
+import { generalPrice } from "../../src/codecs/limits.ts";
+import { termsOf } from "../../src/codecs/recode-cost.ts";
 import { ERROR_CATALOG, PixelgateError } from "../../src/errors.ts";
 
 /**
@@ -118,7 +119,7 @@ describe("the route table: every input kind to every target", async () => {
       expect(nativeRoute(cmyk, "jpeg", target, 40 * 30, 80)).toBeNull();
       const refused = (() => {
         try {
-          assertRecodable({ format: "jpeg", width: 40, height: 30, bytes: cmyk }, target, null);
+          assertRecodable({ format: "jpeg", width: 40, height: 30, bytes: cmyk }, target, generalPrice("jpeg", target, cmyk.length, 40 * 30));
         } catch (error) {
           return error;
         }
@@ -136,7 +137,11 @@ describe("the route table: every input kind to every target", async () => {
     const route = nativeRoute(heic, "heic", "png", 119 * 99, 100);
     expect(route).toMatchObject({ input: "heic", tiles: null });
     const encoding = heicEncoding(heic)!;
-    expect(route!.bytesPerPixel).toBe(heicToPngBytesPerPixel(heic, encoding.alpha, 119 * 99, 100, null, true));
+    expect(encoding.alpha).toBe(false);
+    // libheif's decode, then our PNG writer beside its planes: the dearer of the two prices it.
+    expect(route!.row.name).toBe("libheif planes to png");
+    expect(route!.row.cost(route!.facts, { target: "png", quality: 100, inputBytes: heic.length, pixels: 119 * 99 }).stages[0]).toContain("libheif planes to png: decode");
+    expect(route!.price.perPixel).toBeGreaterThanOrEqual(termsOf("libheif planes to png: decode").perPixel!);
     // The even-sided turned grid keeps our decoder's planes.
     const even = bytesOfBase64(GRID_TURNED_HEIC);
     expect(nativeRoute(even, "heic", "png", 120 * 100, 100)).toMatchObject({ tiles: { turns: 1 } });

@@ -4,7 +4,7 @@
 // wait ends by a release, not by the clock.
 
 import { afterEach, describe, expect, it } from "vitest";
-import { estimateCodecBytes, isolateCodecGate, nativeBytesPerPixel, type Permit } from "../../src/codecs/index.ts";
+import { estimateCodecBytes, isolateCodecGate, nativeRoute, type Permit } from "../../src/codecs/index.ts";
 import { ISOLATE_CODEC_BUDGET } from "../../src/codecs/limits.ts";
 import { gradient, image as rgbaImage } from "../codecs/support";
 import { newAccount, newKey } from "../support/fixtures";
@@ -80,7 +80,7 @@ describe("memory gate on /v1/compress", () => {
     const dropped = await postTool("/playground/convert-format", account.key, { image, targetFormat: "bmp" });
     expect(dropped.status).toBe(200);
     const { bytes } = bytesOfDataUri(image);
-    expect(isolateCodecGate.state.inUse).toBe(estimateCodecBytes(640 * 480, "png", "bmp", bytes.length, nativeBytesPerPixel(bytes, "png", "bmp", 640 * 480)));
+    expect(isolateCodecGate.state.inUse).toBe(estimateCodecBytes(640 * 480, nativeRoute(bytes, "png", "bmp", 640 * 480, 100)!.price, bytes.length));
     await dropped.body!.cancel();
     await until(() => isolateCodecGate.state.admitted === 0);
     expect(isolateCodecGate.state.inUse).toBe(0);
@@ -97,7 +97,7 @@ describe("memory gate on /v1/compress", () => {
     expect(((await batch.json()) as { error: { code: string } }).error.code).toBe("insufficient_credits");
     expect(isolateCodecGate.state).toEqual({ inUse: 0, admitted: 0, waiting: 0, waitingBytes: 0 });
   });
-  // A tiny call is priced as measured (limits.ts CALL_FLOOR_BYTES), not as a large one, and the
+  // A tiny call is priced as measured (its route's floor in route-costs.json), not as a large one, and the
   // line is bounded by what its waiters hold: a burst of small work is served, not refused.
   it("serves 200 tiny compress calls sent at once (five keys, inside each key's rate limit)", async () => {
     const image = await dataUriOf(gradient(16, 16));

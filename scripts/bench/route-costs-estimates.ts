@@ -1,0 +1,55 @@
+// Every recorded peak's estimate, computed again by the planner from src/codecs/route-costs.json
+// as it is now (the same calls test/codecs/measured-peaks.test.ts makes), and what the fit
+// would raise for those that pass theirs with the table's margin.
+import { loadCodecs, type Format } from "./codecs-service.ts";
+import type { CostTerms, RecordedPeak, RouteCostTable } from "../../src/codecs/recode-cost.ts";
+
+const MiB = 2 ** 20;
+
+export interface PeakEstimate {
+  peak: RecordedPeak;
+  row: string;
+  keys: readonly string[];
+  estimate: number;
+  floor: number;
+  fixed: number;
+}
+
+interface Planner {
+  planPrice(facts: unknown, input: Format, target: Format | null, pixels: number, inputBytes: number, quality: number): { row: string; price: { keys: readonly string[]; floor: number; fixed: number } };
+  estimateCodecBytes(pixels: number, price: unknown, inputBytes: number): number;
+}
+
+export async function estimatesOf(peaks: readonly RecordedPeak[]): Promise<PeakEstimate[]> {
+  const planner = (await loadCodecs()) as unknown as Planner;
+  return peaks.map((peak) => {
+    const { row, price } = planner.planPrice(peak.facts, peak.input as Format, peak.target as Format | null, peak.pixels, peak.inputBytes, peak.quality);
+    return { peak, row, keys: price.keys, estimate: planner.estimateCodecBytes(peak.pixels, price, peak.inputBytes), floor: price.floor, fixed: price.fixed };
+  });
+}
+
+export interface Raise {
+  key: string;
+  field: keyof Pick<CostTerms, "fixedMiB" | "floorMiB">;
+  miB: number;
+  case: string;
+  megapixels: number;
+  peakMiB: number;
+  estimateMiB: number;
+}
+
+/** For each stage's own terms, the largest shortfall of a peak (margin added) under its estimate. */
+export function raisesFor(table: RouteCostTable, estimates: readonly PeakEstimate[]): Raise[] {
+  const raises = new Map<string, Raise>();
+  for (const e of estimates) {
+    const missing = e.peak.peak * (1 + table.margin) - e.estimate;
+    if (missing <= 0) continue;
+    const key = e.keys[0]!;
+    // A call too small to reach its fixed part is held up by its floor.
+    const field = e.floor + table.rampPerPixel * e.peak.pixels < e.fixed ? "floorMiB" : "fixedMiB";
+    const id = `${key}\u0000${field}`;
+    if ((raises.get(id)?.miB ?? 0) >= missing / MiB) continue;
+    raises.set(id, { key, field, miB: missing / MiB, case: e.peak.case, megapixels: e.peak.megapixels, peakMiB: e.peak.peak / MiB, estimateMiB: e.estimate / MiB });
+  }
+  return [...raises.values()];
+}
