@@ -13,18 +13,22 @@ export interface PeakEstimate {
   estimate: number;
   floor: number;
   fixed: number;
+  /** Whether the service takes this call at all (its pixels within the route's limit for this upload). */
+  admitted: boolean;
 }
 
 interface Planner {
   planPrice(facts: unknown, input: Format, target: Format | null, pixels: number, inputBytes: number, quality: number): { row: string; price: { keys: readonly string[]; floor: number; fixed: number } };
   estimateCodecBytes(pixels: number, price: unknown, inputBytes: number): number;
+  maxRecodePixels(input: Format, price: unknown, inputBytes: number): number;
 }
 
 export async function estimatesOf(peaks: readonly RecordedPeak[]): Promise<PeakEstimate[]> {
   const planner = (await loadCodecs()) as unknown as Planner;
   return peaks.map((peak) => {
     const { row, price } = planner.planPrice(peak.facts, peak.input as Format, peak.target as Format | null, peak.pixels, peak.inputBytes, peak.quality);
-    return { peak, row, keys: price.keys, estimate: planner.estimateCodecBytes(peak.pixels, price, peak.inputBytes), floor: price.floor, fixed: price.fixed };
+    const admitted = planner.maxRecodePixels(peak.input as Format, price, peak.inputBytes) >= peak.pixels;
+    return { peak, row, keys: price.keys, estimate: planner.estimateCodecBytes(peak.pixels, price, peak.inputBytes), floor: price.floor, fixed: price.fixed, admitted };
   });
 }
 

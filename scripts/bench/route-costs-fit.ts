@@ -6,17 +6,23 @@
 // allows it (docs/codecs.md). A raise changes other estimates (and the WebP encoder's choices),
 // so after one the table is written and the process exits 3: run it again until it exits 0
 // (`bench:codecs -- --write` does), since the planner reads the table once, when it loads.
+// A peak measured past the route's pixel limit (the bench calls the codecs directly, so it
+// measures sizes the service refuses) is dropped from the table: it prices nothing that runs.
 //
 //   node scripts/bench/route-costs-fit.ts
 import { estimatesOf, raisesFor, type Raise } from "./route-costs-estimates.ts";
 import { readRouteCosts, writeRouteCosts } from "./route-costs-file.ts";
 
 const table = readRouteCosts();
-const estimates = await estimatesOf(table.peaks);
+const all = await estimatesOf(table.peaks);
+const refused = all.filter((e) => !e.admitted);
+for (const e of refused) console.log(`dropped ${e.peak.case} @ ${e.peak.megapixels} MP: past its route's pixel limit (${e.row}), the service refuses it`);
+table.peaks = table.peaks.filter((p) => !refused.some((e) => e.peak === p));
+const estimates = all.filter((e) => e.admitted);
 const raises: Raise[] = raisesFor(table, estimates);
 // A term set with a recorded peak behind it is no longer provisional.
 const measured = new Set(estimates.flatMap((e) => e.keys));
-let changed = false;
+let changed = refused.length > 0;
 for (const [key, terms] of Object.entries(table.terms)) {
   if (terms.provisional !== undefined && measured.has(key)) {
     delete terms.provisional;

@@ -54,11 +54,12 @@ function samples(kind: Kind, width: number, height: number): { data: Uint8Array;
 
 const codecs = await loadCodecs();
 const at = (file: string) => pathToFileURL(path.join(REPO_ROOT, "src/codecs", file)).href;
-type Route = { bytesPerPixel: number; webp?: { lowMemory?: boolean } } | null;
+type Price = { perPixel: number };
+type Route = { price: Price; webp?: { lowMemory?: boolean } } | null;
 const route = (await import(at("recode-route.ts"))) as { nativeRoute(bytes: Uint8Array, input: Format, target: Format, pixels: number, quality: number): Route };
 const limits = (await import(at("limits.ts"))) as {
-  estimateCodecBytes(pixels: number, input: Format, target: Format, inputBytes: number, nativePerPixel: number | null): number;
-  maxRecodePixels(input: Format, target: Format, nativePerPixel: number | null, inputBytes: number): number;
+  estimateCodecBytes(pixels: number, price: Price, inputBytes: number): number;
+  maxRecodePixels(input: Format, price: Price, inputBytes: number): number;
 };
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "webp-densest-"));
@@ -76,9 +77,9 @@ try {
         writeFileSync(inputPath, file);
         for (const quality of QUALITIES) {
           const chosen = route.nativeRoute(file, format, "webp", width * height, quality);
-          const perPixel = chosen?.bytesPerPixel ?? null;
-          const estimate = limits.estimateCodecBytes(width * height, format, "webp", file.length, perPixel);
-          const admitted = limits.maxRecodePixels(format, "webp", perPixel, file.length) >= width * height;
+          if (!chosen) throw new Error(`${kind} ${format} to WebP took the general path`);
+          const estimate = limits.estimateCodecBytes(width * height, chosen.price, file.length);
+          const admitted = limits.maxRecodePixels(format, chosen.price, file.length) >= width * height;
           const spec = JSON.stringify({ id: inputPath, inputPath, target: "webp", quality });
           const child = spawnSync(process.execPath, ["--expose-gc", path.join(REPO_ROOT, "scripts/bench/codecs-memory-child.ts"), spec], { encoding: "utf8", maxBuffer: 1 << 26 });
           const line = child.stdout.split("\n").find((text) => text.startsWith("MEMORY "));

@@ -25,5 +25,5 @@ export { readOrientation, applyOrientation, type Orientation } from "./orientati
 export { imageHasAlpha } from "./raster.ts";
 export { stripMetadata } from "./strip-metadata.ts";
 export { isolateCodecGate, MemoryGate, type Permit } from "./memory-gate.ts";
-export { MAX_DECODE_PIXELS, MAX_AVIF_PIXELS, HARD_MAX_PIXELS, estimateCodecBytes, generalPrice, waitingBytes, maxPixelsFor, maxTargetPixelsFor } from "./limits.ts";
+export { MAX_DECODE_PIXELS, MAX_AVIF_PIXELS, HARD_MAX_PIXELS, estimateCodecBytes, generalPrice, waitingBytes, maxPixelsFor, maxRecodePixels, maxTargetPixelsFor } from "./limits.ts";
 export { paletteSizeForQuality } from "./png.ts";
