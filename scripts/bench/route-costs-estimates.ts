@@ -13,12 +13,14 @@ export interface PeakEstimate {
   estimate: number;
   floor: number;
   fixed: number;
+  /** The price's bytes a pixel at this size (its pixels' terms and predicted file). */
+  perPixel: number;
   /** Whether the service takes this call at all (its pixels within the route's limit for this upload). */
   admitted: boolean;
 }
 
 interface Planner {
-  planPrice(facts: unknown, input: Format, target: Format | null, pixels: number, inputBytes: number, quality: number): { row: string; price: { keys: readonly string[]; floor: number; fixed: number } };
+  planPrice(facts: unknown, input: Format, target: Format | null, pixels: number, inputBytes: number, quality: number): { row: string; price: { keys: readonly string[]; floor: number; fixed: number; perPixel: number } };
   estimateCodecBytes(pixels: number, price: unknown, inputBytes: number): number;
   maxRecodePixels(input: Format, price: unknown, inputBytes: number): number;
 }
@@ -28,7 +30,7 @@ export async function estimatesOf(peaks: readonly RecordedPeak[]): Promise<PeakE
   return peaks.map((peak) => {
     const { row, price } = planner.planPrice(peak.facts, peak.input as Format, peak.target as Format | null, peak.pixels, peak.inputBytes, peak.quality);
     const admitted = planner.maxRecodePixels(peak.input as Format, price, peak.inputBytes) >= peak.pixels;
-    return { peak, row, keys: price.keys, estimate: planner.estimateCodecBytes(peak.pixels, price, peak.inputBytes), floor: price.floor, fixed: price.fixed, admitted };
+    return { peak, row, keys: price.keys, estimate: planner.estimateCodecBytes(peak.pixels, price, peak.inputBytes), floor: price.floor, fixed: price.fixed, perPixel: price.perPixel, admitted };
   });
 }
 
@@ -49,8 +51,12 @@ export function raisesFor(table: RouteCostTable, estimates: readonly PeakEstimat
     const missing = e.peak.peak * (1 + table.margin) - e.estimate;
     if (missing <= 0) continue;
     const key = e.keys[0]!;
-    // A call too small to reach its fixed part is held up by its floor.
-    const field = e.floor + table.rampPerPixel * e.peak.pixels < e.fixed ? "floorMiB" : "fixedMiB";
+    // Priced at its floor, or too small to reach its fixed part (on the ramp up from the floor),
+    // a call is held up by its floor; else by its fixed part. A raise of the fixed part that
+    // overshoots the ramp is made up by the floor in the next round.
+    const ramp = e.floor + table.rampPerPixel * e.peak.pixels;
+    const atFloor = Math.min(e.fixed, ramp) + e.perPixel * e.peak.pixels <= e.floor;
+    const field = atFloor || ramp < e.fixed ? "floorMiB" : "fixedMiB";
     const id = `${key}\u0000${field}`;
     if ((raises.get(id)?.miB ?? 0) >= missing / MiB) continue;
     raises.set(id, { key, field, miB: missing / MiB, case: e.peak.case, megapixels: e.peak.megapixels, peakMiB: e.peak.peak / MiB, estimateMiB: e.estimate / MiB });
