@@ -243,7 +243,7 @@ describe("a JPEG resized while it decodes", () => {
     const upload = { ...header, bytes: padded };
     const resized = estimateResizedBytes(upload, "webp", plan.resize!, 80);
     const full = planRecode(jpeg, header, "webp", { quality: 80 });
-    const whole = estimateCodecBytes(header.width * header.height, "jpeg", "webp", upload.bytes.length, full.bytesPerPixel, full.quality);
+    const whole = estimateCodecBytes(header.width * header.height, full.price, upload.bytes.length);
     expect(resized).toBeLessThan(whole * 0.6);
     // 12 MP to 1600 wide: half size read.
     const phone = await jpegClaiming(4032, 3024);
@@ -290,7 +290,7 @@ describe("the memory gate admits a resized call at its own estimate", () => {
     expect(plan.resize?.route).toMatchObject({ name: "jpeg rows, dct-scaled", denom: 8 });
     const resized = estimateResizedBytes({ ...header, bytes: jpeg }, "webp", plan.resize!, plan.quality);
     const whole = planRecode(jpeg, header, "webp", { quality: 70 });
-    expect(resized).toBeLessThan(estimateCodecBytes(1200 * 900, "jpeg", "webp", jpeg.length, whole.bytesPerPixel, whole.quality));
+    expect(resized).toBeLessThan(estimateCodecBytes(1200 * 900, whole.price, jpeg.length));
 
     const account = await newAccount({ credits: 5 });
     const held = await isolateCodecGate.acquire(ISOLATE_CODEC_BUDGET - resized);
