@@ -222,8 +222,9 @@ const NOTES = `  Notes
 function writeMeasuredPeaks(memory: MemoryRow[]): void {
   const measured = new Date().toISOString().slice(0, 10);
   const peaks: RecordedPeak[] = memory
-    // A resized call (its row "resize: ...") is priced by resize-cost.ts, outside the table's terms.
-    .filter((m) => m.report.ok && m.report.estimate !== undefined && !m.report.beyondLimit && !m.report.row?.startsWith("resize: "))
+    // Only calls the table prices (their terms named): a resized call (resize-cost.ts) and the
+    // tool cases (an upscale, a preview) are priced outside it.
+    .filter((m) => m.report.ok && m.report.estimate !== undefined && !m.report.beyondLimit && (m.report.keys?.length ?? 0) > 0)
     .map(({ id, megapixels, pixels, report: r }) => ({
       case: id,
       megapixels,

@@ -1,4 +1,4 @@
-import { decodeImage, encodeImage, estimateCodecBytes, nativeBytesPerPixel, readHeader, sniffFormat, type ImageFormat, type RasterImage } from "../codecs";
+import { decodeImage, encodeImage, estimateCodecBytes, generalPrice, nativeRoute, readHeader, sniffFormat, type ImageFormat, type RasterImage } from "../codecs";
 import { bmpLayout } from "../codecs/bmp";
 import { MODEL_INPUT_MAX_PIXELS } from "../codecs/limits";
 import { streamBmp } from "../codecs/native";
@@ -51,9 +51,10 @@ export function previewBytes(file: { format: ImageFormat; width: number; height:
   const pixels = width * height;
   const streamed = STREAMED_PREVIEW_BYTES + STREAMED_BYTES_PER_COLUMN * width + 16 * maxSide * maxSide + 8 * height;
   if (format === "png" && file.stored && bytes.length > WHOLE_READ_BYTES) return streamed;
-  if (pixels <= MODEL_INPUT_MAX_PIXELS) return estimateCodecBytes(pixels, format, "webp", bytes.length);
+  if (pixels <= MODEL_INPUT_MAX_PIXELS) return estimateCodecBytes(pixels, generalPrice(format, "webp", bytes.length, pixels), bytes.length);
   if (format === "png") return bytes.length + streamed;
-  return estimateCodecBytes(pixels, format, "bmp", bytes.length, nativeBytesPerPixel(bytes, format, "bmp", pixels)) + 16 * maxSide * maxSide;
+  const rows = nativeRoute(bytes, format, "bmp", pixels, 100)?.price ?? generalPrice(format, "bmp", bytes.length, pixels);
+  return estimateCodecBytes(pixels, rows, bytes.length) + 16 * maxSide * maxSide;
 }
 
 export interface Preview {

@@ -2,7 +2,7 @@
 // memory: both known from the input's header before any credit is taken.
 
 import type { InputFormat } from "../codecs/formats.ts";
-import { estimateCodecBytes } from "../codecs/limits.ts";
+import { estimateCodecBytes, generalPrice } from "../codecs/limits.ts";
 import { PixelgateError } from "../errors.ts";
 import type { ScaleFactor } from "./types.ts";
 
@@ -88,6 +88,7 @@ const WIDENED_BYTES_PER_OUTPUT_COLUMN = 7 * 16 + 16;
  * output's width, not its area: the output is never whole.
  */
 export function estimateUpscaleBytes(source: { width: number; height: number; format: InputFormat; bytes: number }, factor: ScaleFactor): number {
-  const decode = estimateCodecBytes(source.width * source.height, source.format, null, source.bytes);
+  const pixels = source.width * source.height;
+  const decode = estimateCodecBytes(pixels, generalPrice(source.format, null, source.bytes, pixels), source.bytes);
   return decode + UPSCALE_WORKING_BYTES + WIDENED_BYTES_PER_OUTPUT_COLUMN * source.width * factor;
 }

@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from "vitest";
 import type { RasterImage } from "../../../src/codecs/index.ts";
-import { estimateCodecBytes } from "../../../src/codecs/limits.ts";
+import { estimateCodecBytes, generalPrice } from "../../../src/codecs/limits.ts";
 import { upscaleLanczos, upscaleRows } from "../../../src/providers/local/upscale.ts";
 import { assertUpscaleFits, estimateUpscaleBytes, UPSCALE_OUTPUT_LIMITS } from "../../../src/providers/upscale-limits.ts";
 import { image, pixelAt } from "../../codecs/support.ts";
@@ -169,6 +169,6 @@ describe("estimateUpscaleBytes", () => {
     // is estimated as a codec call reading it would be.
     const photo = { width: 4032, height: 3024, format: "jpeg" as const, bytes: 4_000_000 };
     expect(estimateUpscaleBytes(photo, 2)).toBeGreaterThan(4032 * 3024 * 4);
-    expect(estimateUpscaleBytes(photo, 2)).toBeGreaterThanOrEqual(estimateCodecBytes(4032 * 3024, "jpeg", null, 4_000_000));
+    expect(estimateUpscaleBytes(photo, 2)).toBeGreaterThanOrEqual(estimateCodecBytes(4032 * 3024, generalPrice("jpeg", null, 4_000_000, 4032 * 3024), 4_000_000));
   });
 });
