@@ -504,6 +504,30 @@ export function encodeRaster(image: RasterImage, target: NativeTarget, quality: 
 }
 
 /**
+ * Encodes a picture that arrives as bands of RGBA rows, top to bottom (each `width` wide, their
+ * heights adding up to `height`), as encodeRaster does a whole raster: no band is needed once
+ * copied in, so the picture is never whole in JavaScript (the local models' full-size answers:
+ * src/providers/local/full-size.ts). `alpha`: WebP keeps the rows' alpha (JPEG never does).
+ */
+export function encodeRasterBands(
+  picture: { width: number; height: number; alpha: boolean },
+  bands: Iterable<RasterImage>,
+  target: NativeTarget,
+  quality: number,
+  webp: WebpSettings = {},
+): Uint8Array {
+  const { width, height } = picture;
+  const call = (native: NativeExports) => {
+    const rows = native.pg_raster_begin(target === "webp" ? 1 : 0, width, height, picture.alpha && target === "webp" ? 1 : 0, quality, RASTER_BATCH_ROWS);
+    copyBandsIn(native, picture, bands, rows, native.pg_raster_rows);
+    return native.pg_raster_end();
+  };
+  const out = runNative(target, call, undefined, { webp });
+  if (!out) throw new PixelgateError("internal_error", "The native encoder refused a raster.");
+  return out;
+}
+
+/**
  * Encodes an RGBA raster held in JavaScript as PNG (`quality` 100: lossless in the smallest exact
  * layout; below: a palette of paletteSizeForQuality colours, or the lossless file when that is
  * smaller), GIF (at most 256 colours, 1-bit transparency) or BMP (24-bit, alpha composited onto
@@ -529,15 +553,38 @@ export function encodeRgba(image: RasterImage, target: "png" | "gif" | "bmp", qu
 }
 
 /** `image`'s rows copied into the instance's row buffer at `rows` a batch at a time, each batch handed to `take`. */
-function copyRasterIn(native: NativeExports, { width, height, data }: RasterImage, rows: number, take: (n: number) => void): void {
+function copyRasterIn(native: NativeExports, image: RasterImage, rows: number, take: (n: number) => void): void {
+  copyBandsIn(native, image, [image], rows, take);
+}
+
+/**
+ * The rows of `bands` (a `width` x `height` picture, top to bottom) copied in the same way: a
+ * batch of RASTER_BATCH_ROWS (even: 2x2 chroma cells never straddle two) gathered across bands of
+ * any height.
+ */
+function copyBandsIn(native: NativeExports, { width, height }: { width: number; height: number }, bands: Iterable<RasterImage>, rows: number, take: (n: number) => void): void {
   if (rows === 0) throw new NativeFailure(NativeStatus.NoMemory);
   const rowBytes = width * 4;
-  for (let y = 0; y < height; y += RASTER_BATCH_ROWS) {
-    const n = Math.min(RASTER_BATCH_ROWS, height - y);
-    // A fresh view each time: a memory growth replaces the buffer.
-    new Uint8Array(native.memory.buffer, rows, n * rowBytes).set(data.subarray(y * rowBytes, (y + n) * rowBytes));
-    take(n);
+  let filled = 0;
+  let copied = 0;
+  const flush = () => {
+    take(filled);
+    copied += filled;
+    filled = 0;
+  };
+  for (const band of bands) {
+    if (band.width !== width || copied + filled + band.height > height) throw new PixelgateError("internal_error", "A band does not fit the picture being encoded.");
+    for (let y = 0; y < band.height; ) {
+      const n = Math.min(RASTER_BATCH_ROWS - filled, band.height - y);
+      // A fresh view each time: a memory growth replaces the buffer.
+      new Uint8Array(native.memory.buffer, rows + filled * rowBytes, n * rowBytes).set(band.data.subarray(y * rowBytes, (y + n) * rowBytes));
+      filled += n;
+      y += n;
+      if (filled === RASTER_BATCH_ROWS) flush();
+    }
   }
+  if (filled > 0) flush();
+  if (copied !== height) throw new PixelgateError("internal_error", `The bands held ${copied} of the picture's ${height} rows.`);
 }
 
 /** Which pixels of a picture a resize shows: a rectangle in its own pixels (fractions allowed). */

@@ -132,7 +132,8 @@ export function applyOrientation(image: RasterImage, orientation: Orientation): 
     return { width: w, height: h, data: new Uint8ClampedArray(src.buffer, src.byteOffset, w * h * 4) };
   }
   // Quarter turns: the output is h wide and w tall. For each stored pixel (x, y) the EXIF table
-  // gives where it lands: 5 transpose, 6 rotate 90 clockwise, 7 transverse, 8 rotate 90 counter.
+  // gives where it lands (orientedPoint's table, inline here for speed): 5 transpose, 6 rotate
+  // 90 clockwise, 7 transverse, 8 rotate 90 counter.
   const out = new Uint32Array(w * h);
   const ow = h;
   for (let y = 0; y < h; y++) {
@@ -149,4 +150,39 @@ export function applyOrientation(image: RasterImage, orientation: Orientation): 
     }
   }
   return { width: h, height: w, data: new Uint8ClampedArray(out.buffer) };
+}
+
+/** Where stored pixel (x, y) of a `w` x `h` picture lands once `orientation` is applied (as applyOrientation places it). */
+export function orientedPoint(x: number, y: number, w: number, h: number, orientation: Orientation): [number, number] {
+  switch (orientation) {
+    case 1: return [x, y];
+    case 2: return [w - 1 - x, y];
+    case 3: return [w - 1 - x, h - 1 - y];
+    case 4: return [x, h - 1 - y];
+    case 5: return [y, x];
+    case 6: return [h - 1 - y, x];
+    case 7: return [h - 1 - y, w - 1 - x];
+    case 8: return [y, w - 1 - x];
+  }
+}
+
+const ORIENTATIONS: readonly Orientation[] = [1, 2, 3, 4, 5, 6, 7, 8];
+
+/** The one orientation that does what `first` and then `then` do: the eight form a group. */
+export function composeOrientations(first: Orientation, then: Orientation): Orientation {
+  // Followed on a 3x2 picture, where every orientation moves the corners differently.
+  const [w, h] = [3, 2];
+  const [mw, mh] = first >= 5 ? [h, w] : [w, h];
+  const lands = (x: number, y: number) => {
+    const [fx, fy] = orientedPoint(x, y, w, h, first);
+    return orientedPoint(fx, fy, mw, mh, then);
+  };
+  const found = ORIENTATIONS.find((o) =>
+    [[0, 0], [w - 1, 0], [0, h - 1]].every(([x, y]) => {
+      const [ax, ay] = lands(x!, y!);
+      const [bx, by] = orientedPoint(x!, y!, w, h, o);
+      return ax === bx && ay === by;
+    }),
+  );
+  return found!;
 }

@@ -5,7 +5,8 @@ import type { ImageProvider, ProviderCall } from "./types";
 import { InputLinks } from "./input-links";
 import { predictionInput } from "./replicate-input";
 import { knownReplicateModel } from "./replicate-models";
-import { ACCEPTED_INPUTS, withAcceptedImages } from "./accepted-inputs";
+import type { Model } from "../models/catalog";
+import { ACCEPTED_INPUTS, acceptedImagesBytes, withAcceptedImages, type AcceptedInputs } from "./accepted-inputs";
 import { UpstreamClient, pause, isAllowedApiBase } from "./upstream-http";
 import { decodeDataUri, encodedImage, fetchOutputFile, svgMarkup } from "./upstream-output";
 
@@ -44,12 +45,18 @@ interface Prediction {
   urls?: { get?: unknown; cancel?: unknown };
 }
 
+/** What the model's input images are made to fit: its row of ACCEPTED_INPUTS. */
+function acceptsOf(model: Model): AcceptedInputs {
+  return ACCEPTED_INPUTS[knownReplicateModel(model.upstreamModel)?.accepts ?? "replicate"];
+}
+
 export const replicateProvider: ImageProvider = {
   name: "replicate",
   seeded: ["generate", "edit"], // the FLUX models' `seed`; the cut-out, upscaler and SVG model take none
   check(task, model) {
     knownReplicateModel(model.upstreamModel)?.check?.(task, model.name);
   },
+  memoryFor: (task, model) => acceptedImagesBytes(task, acceptsOf(model)),
   async run(task, call) {
     const { env, model } = call;
     const { replicate } = settingsOf(env);
@@ -59,7 +66,7 @@ export const replicateProvider: ImageProvider = {
     if (!token || !isAllowedApiBase(base)) throw upstream.failure("is not configured (REPLICATE_API_TOKEN, and an https (or loopback http) REPLICATE_BASE_URL).");
 
     const auth = `Bearer ${token}`;
-    const accepted = await withAcceptedImages(task, ACCEPTED_INPUTS[knownReplicateModel(model.upstreamModel)?.accepts ?? "replicate"]);
+    const accepted = await withAcceptedImages(task, acceptsOf(model));
     const links = new InputLinks(call);
     try {
       const input = predictionInput(accepted, model.upstreamModel, await links.referencesFor(accepted));

@@ -41,6 +41,14 @@ export function checkTask(task: ProviderTask, model: Model): void {
   providerOf(model.provider).check?.(task, model);
 }
 
+/**
+ * Bytes the call's own codec work needs at its peak (its provider's memoryFor: input images made
+ * acceptable, the local models' decoding and encoding); 0 when it does none.
+ */
+export function memoryForTask(task: ProviderTask, model: Model): number {
+  return providerOf(model.provider).memoryFor?.(task, model) ?? 0;
+}
+
 /** `{ seed }` when the model's provider uses the seed for this kind of task, else nothing: a result reports only a seed that was used. */
 export function seedUsed(model: Model, task: { kind: SeededKind; seed: number }): { seed?: number } {
   return providerOf(model.provider).seeded.includes(task.kind) ? { seed: task.seed } : {};

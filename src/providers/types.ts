@@ -1,4 +1,4 @@
-import type { ImageFormat, RasterImage, RasterRows } from "../codecs/formats";
+import type { ImageFormat, InputFormat, RasterImage, RasterRows } from "../codecs/formats";
 import type { Env } from "../env";
 import type { Model, ModelProvider } from "../models/catalog";
 
@@ -7,12 +7,20 @@ import type { Model, ModelProvider } from "../models/catalog";
 // does the work and returns pixels, encoded bytes or SVG markup. Everything around the call
 // (credits, storing, logging, response shapes) belongs to the tools and the billed-call path.
 
-/** An input image that passed the pre-charge checks: sniffed, header read, within limits. */
+/**
+ * An input image that passed the pre-charge checks: sniffed, header read, within limits. Its
+ * size is the header's (before any EXIF orientation); a HEIC is read here and never sent on.
+ */
 export interface TaskImage {
   bytes: Uint8Array;
-  format: ImageFormat;
+  format: InputFormat;
   width: number;
   height: number;
+}
+
+/** An input image as a provider is sent it (accepted-inputs.ts): in a format it documents. */
+export interface SentImage extends TaskImage {
+  format: ImageFormat;
 }
 
 /** `1:1`, `16:9`, ... parsed: width and height units, both positive integers. */
@@ -104,6 +112,13 @@ export interface ImageProvider {
    * Throws PixelgateError with a 4xx code. Optional: most upstreams accept anything well-formed.
    */
   check?(task: ProviderTask, model: Model): void;
+  /**
+   * Bytes the call's own codec work needs at its peak in this isolate (input images turned
+   * upright, converted or shrunk for the upstream; the local models' decoding and encoding),
+   * from the headers, before any credit is taken: the memory gate admits the call with it.
+   * Absent or 0: the call does no such work.
+   */
+  memoryFor?(task: ProviderTask, model: Model): number;
   /**
    * Does the work. Failures of the upstream are PixelgateError `upstream_error` or
    * `upstream_timeout` (refunded); a bug of ours is anything else (500, not refunded).

@@ -1,7 +1,7 @@
 import { settingsOf } from "../config/settings";
 import type { Env } from "../env";
 import { randomBase62 } from "../ids/random";
-import { FORMAT_INFO, type ImageFormat } from "../codecs/formats";
+import { FORMAT_INFO, type InputFormat } from "../codecs/formats";
 import { hmacHex, keptSecret } from "./kept-secrets";
 
 // Copies of prepared input images, for a provider that fetches its inputs by URL (large inputs to
@@ -34,7 +34,7 @@ function signedMessage(name: string, expires: number): string {
 }
 
 /** Stores `bytes` under inputs/ and returns a link to them that expires at `expiresAt` (unix seconds). */
-export async function shareInputCopy(env: CopyEnv, baseUrl: string, bytes: Uint8Array, format: ImageFormat, expiresAt: number): Promise<InputCopy> {
+export async function shareInputCopy(env: CopyEnv, baseUrl: string, bytes: Uint8Array, format: InputFormat, expiresAt: number): Promise<InputCopy> {
   const { mime, ext } = FORMAT_INFO[format];
   const name = `${randomBase62(24)}.${ext}`;
   const key = INPUT_PREFIX + name;

@@ -9,6 +9,8 @@ import { aspectRatioField, imageAliasField, imageField, modelField, optionalProm
 import { expectImage, imageResultFields, storeImage, timing } from "./model-output";
 import { IMAGE_INPUT_ERRORS, sourceImageOf } from "./source-image";
 import { requestBody } from "./request-body";
+import { admitModelWork, holdingModelPermit } from "./model-work";
+import type { Permit } from "../codecs";
 import { defineTool } from "./types";
 
 // edit_image: an image and an instruction to a new image, through the general image
@@ -44,6 +46,7 @@ interface Prepared {
   task: EditTask;
   model: ServingModel;
   responseFormat: ResponseFormat;
+  permit: Permit | null;
 }
 
 const EditResult = z
@@ -82,15 +85,16 @@ export const editImage = defineTool({
     const image = await sourceImageOf(input, ctx);
     const task: EditTask = { kind: "edit", prompt, action: input.action, image, aspectRatio, seed: seedOf(input.seed) };
     checkTask(task, model);
-    return { task, model, responseFormat: input.responseFormat };
+    return { task, model, responseFormat: input.responseFormat, permit: await admitModelWork(task, model, ctx) };
   },
+  release: ({ permit }: Prepared) => permit?.release(),
   price: ({ task, model }: Prepared) => (task.action === "edit" ? modelCost(model) : FIXED_PRICES[task.action]),
   summarize: (input: EditInput, prepared?: Prepared) => ({
     model: prepared?.model.modelId ?? input.model ?? "",
     prompt: prepared?.task.prompt ?? input.prompt ?? "",
   }),
-  async run({ task, model, responseFormat }, ctx) {
-    const image = expectImage(await runModel(ctx, model, task), model);
+  async run({ task, model, responseFormat, permit }, ctx) {
+    const image = expectImage(await holdingModelPermit(permit, () => runModel(ctx, model, task)), model);
     const stored = await storeImage(ctx, image, responseFormat);
     return {
       message: `Edited the image with ${model.name} (${task.action}); the result is ${image.width}x${image.height}.${servedNote(model)}`,

@@ -7,6 +7,8 @@ import { screenRequest } from "../safety";
 import { aspectRatioField, imageAliasField, imageField, modelField, promptField, referenceImagesField, responseFormatField, seedField, seedOf, styleField, type ResponseFormat } from "./model-fields";
 import { imageResultFields, storeImage, timing } from "./model-output";
 import { referenceImagesOf } from "./reference-images";
+import { admitModelWork, holdingModelPermit } from "./model-work";
+import type { Permit } from "../codecs";
 import { requestBody } from "./request-body";
 import { IMAGE_INPUT_ERRORS, ownFilesOf } from "./source-image";
 import { defineTool, type ToolContext } from "./types";
@@ -32,6 +34,8 @@ export interface PreparedGeneration {
   model: ServingModel;
   style: string | null;
   responseFormat: ResponseFormat;
+  /** The memory gate's admission for the references' preparation (model-work.ts); null: none needed. */
+  permit: Permit | null;
 }
 
 /** Everything a generation needs before the charge; generate-transparent starts the same way. */
@@ -45,7 +49,7 @@ export async function prepareGeneration(input: GenerateInput, ctx: ToolContext):
   const references = await referenceImagesOf(input, ownFilesOf(ctx));
   const task: GenerateTask = { kind: "generate", prompt: input.prompt, aspectRatio, seed: seedOf(input.seed), references };
   checkTask(task, model);
-  return { task, model, style: input.style ?? null, responseFormat: input.responseFormat };
+  return { task, model, style: input.style ?? null, responseFormat: input.responseFormat, permit: await admitModelWork(task, model, ctx) };
 }
 
 /** The fields generate and generate-transparent both report. */
@@ -86,9 +90,10 @@ export const generateImage = defineTool({
   result: () => GenerateResult,
   prepare: (input: GenerateInput, ctx) => prepareGeneration(input, ctx),
   price: (prepared: PreparedGeneration) => modelCost(prepared.model),
+  release: ({ permit }: PreparedGeneration) => permit?.release(),
   summarize: (input: GenerateInput, prepared?: PreparedGeneration) => ({ model: prepared?.model.modelId ?? input.model ?? "", prompt: input.prompt ?? "" }),
   async run(prepared, ctx) {
-    const image = expectImage(await runModel(ctx, prepared.model, prepared.task), prepared.model);
+    const image = expectImage(await holdingModelPermit(prepared.permit, () => runModel(ctx, prepared.model, prepared.task)), prepared.model);
     const stored = await storeImage(ctx, image, prepared.responseFormat);
     return {
       message: `Generated a ${image.width}x${image.height} image with ${prepared.model.name}.${servedNote(prepared.model)}`,

@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import type { Model } from "../models/catalog";
 import { modelCost, resolveTaskModel, servedNote } from "../models/resolve";
 import { runModel, type ImageOutput } from "../providers";
+import { holdingModelPermit } from "./model-work";
 import { GenerateFields, generationFields, prepareGeneration, type PreparedGeneration } from "./generate-image";
 import { expectImage, imageResultFields, storeImage } from "./model-output";
 import { requestBody } from "./request-body";
@@ -60,12 +61,13 @@ export const generateTransparentImage = defineTool({
     return { ...generation, cutoutModel: await resolveTaskModel(ctx.env, "remove_bg", undefined) };
   },
   price: (prepared: Prepared) => modelCost(prepared.model) + CUTOUT_STAGE_CREDITS,
+  release: ({ permit }: Prepared) => permit?.release(),
   summarize: (input: TransparentInput, prepared?: Prepared) => ({
     model: prepared ? `${prepared.model.modelId}+${prepared.cutoutModel.modelId}` : (input.model ?? ""),
     prompt: input.prompt ?? "",
   }),
   async run(prepared, ctx) {
-    const render = expectImage(await runModel(ctx, prepared.model, prepared.task), prepared.model);
+    const render = expectImage(await holdingModelPermit(prepared.permit, () => runModel(ctx, prepared.model, prepared.task)), prepared.model);
     const cut = await cutOut(render, prepared, ctx);
     // Without a cut-out the render is the result, so it carries the inline copy when asked for.
     const original = await storeImage(ctx, render, cut ? "url" : prepared.responseFormat);

@@ -6,6 +6,8 @@ import { imageAliasField, imageField, optionalPromptField, responseFormatField, 
 import { expectImage, imageResultFields, storeImage, timing } from "./model-output";
 import { IMAGE_INPUT_ERRORS, sourceImageOf } from "./source-image";
 import { requestBody } from "./request-body";
+import { admitModelWork, holdingModelPermit } from "./model-work";
+import type { Permit } from "../codecs";
 import { defineTool } from "./types";
 
 // remove_background: the dedicated cut-out model, 8 credits whatever the size.
@@ -29,6 +31,7 @@ interface Prepared {
   model: ServingModel;
   note: string;
   responseFormat: ResponseFormat;
+  permit: Permit | null;
 }
 
 const RemoveBackgroundResult = z
@@ -55,14 +58,15 @@ export const removeBackground = defineTool({
   async prepare(input: RemoveBackgroundInput, ctx): Promise<Prepared> {
     await screenRequest(ctx.env, [{ param: "prompt", text: input.prompt }]);
     const model = await resolveTaskModel(ctx.env, "remove_bg", input.model ?? undefined);
-    const task: RemoveBackgroundTask = { kind: "remove_bg", image: await sourceImageOf(input, ctx), };
+    const task: RemoveBackgroundTask = { kind: "remove_bg", image: await sourceImageOf(input, ctx) };
     checkTask(task, model);
-    return { task, model, note: input.prompt ?? "", responseFormat: input.responseFormat };
+    return { task, model, note: input.prompt ?? "", responseFormat: input.responseFormat, permit: await admitModelWork(task, model, ctx) };
   },
   price: () => REMOVE_BACKGROUND_CREDITS,
+  release: ({ permit }: Prepared) => permit?.release(),
   summarize: (input: RemoveBackgroundInput, prepared?: Prepared) => ({ model: prepared?.model.modelId ?? input.model ?? "", prompt: input.prompt ?? "" }),
-  async run({ task, model, note, responseFormat }, ctx) {
-    const image = expectImage(await runModel(ctx, model, task), model);
+  async run({ task, model, note, responseFormat, permit }, ctx) {
+    const image = expectImage(await holdingModelPermit(permit, () => runModel(ctx, model, task)), model);
     const stored = await storeImage(ctx, image, responseFormat);
     return {
       message: `Removed the background with ${model.name}.${servedNote(model)}`,

@@ -1,6 +1,5 @@
-import { assertDecodable, assertSafeToDecode, assertWithinPixelLimit, readHeader, sniffFormat } from "../codecs";
-import { MODEL_INPUT_MAX_PIXELS } from "../codecs/limits";
-import type { ImageFormat, InputFormat } from "../codecs/formats";
+import { assertDecodable, assertSafeToDecode, assertWithinPixelLimit, FORMAT_INFO, maxPixelsFor, readHeader, sniffFormat } from "../codecs";
+import type { InputFormat } from "../codecs/formats";
 import { PixelgateError, type ErrorCode } from "../errors";
 import { loadImageBytes, pickImageField, type OwnFiles } from "../images/input";
 import { openResult } from "../storage/results";
@@ -9,17 +8,20 @@ import { formatLatency } from "../usage/log";
 
 // The input image of a tool, checked before any charge: bytes loaded (data URI, base64 or https
 // URL), format sniffed from magic bytes, dimensions read from the header and held to the pixel
-// limit. Pixels are decoded only later, after the reservation.
+// limit of its format, the one compress and convert read it within (codecs/limits.ts
+// maxPixelsFor: a 24 MP JPEG, a 12 MP PNG, WebP or HEIC). Pixels are decoded only later, after
+// the reservation; what the work costs is priced by the memory gate first (tools/model-work.ts
+// for the model tools, codec-work.ts for compress and convert).
 
-export interface SourceImage<Format extends InputFormat = ImageFormat> {
+export interface SourceImage {
   bytes: Uint8Array;
-  format: Format;
+  format: InputFormat;
   width: number;
   height: number;
 }
 
-/** An input of the codec tools (compress, convert), which also read HEIC. */
-export type CodecSource = SourceImage<InputFormat>;
+/** An input of the codec tools (compress, convert). */
+export type CodecSource = SourceImage;
 
 /** What loading and checking an input image can answer, besides the errors of every billed call. */
 export const IMAGE_INPUT_ERRORS: ErrorCode[] = ["image_too_large", "unsupported_image_format", "invalid_image", "image_fetch_failed"];
@@ -44,16 +46,11 @@ export async function codecSourceOf(body: { image?: unknown; imageBase64?: unkno
 }
 
 /**
- * One input image of a model tool. HEIC is refused here: the model providers take the file as
- * it is, and none of their APIs reads HEIC.
+ * One input image of a model tool: what compress and convert take, HEIC included (the provider
+ * is sent a copy in a format it documents: providers/accepted-inputs.ts).
  */
 export async function loadSourceImage(value: unknown, param: string, ownFiles?: OwnFiles): Promise<SourceImage> {
-  const source = await loadCodecSource(value, param, ownFiles);
-  if (source.format === "heic") {
-    throw new PixelgateError("unsupported_image_format", "HEIC is read by compress and convert-format only; convert the photo to JPEG or PNG first (convert-format does it).", { param });
-  }
-  assertWithinPixelLimit(source.width, source.height, MODEL_INPUT_MAX_PIXELS, "sent to an image model tool", param);
-  return { ...source, format: source.format };
+  return loadCodecSource(value, param, ownFiles);
 }
 
 /** One input image from a request field, checked as far as can be done without decoding it. */
@@ -67,6 +64,8 @@ export async function loadCodecSource(value: unknown, param: string, ownFiles?: 
     throw new PixelgateError("unsupported_image_format", "The image is not PNG, JPEG, WebP, AVIF, HEIC, GIF, BMP or TIFF.", { param });
   }
   const header = readHeader(bytes, format);
+  // The format's pixel limit, named on this field (assertDecodable's own names `image`).
+  assertWithinPixelLimit(header.width, header.height, maxPixelsFor(format), `read as ${FORMAT_INFO[format].label}`, param);
   assertDecodable(header);
   assertSafeToDecode(bytes, header); // file structure (scan counts, frames, TIFF strips): hostile files stay free
   return { bytes, format, width: header.width, height: header.height };

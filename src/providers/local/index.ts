@@ -1,10 +1,9 @@
 import { decodeImage } from "../../codecs";
 import type { RasterImage } from "../../codecs/formats";
-import { PixelgateError } from "../../errors";
 import { dimensionsFor } from "../aspect";
 import type { ImageProvider, ProviderTask, TaskImage } from "../types";
-import { cutOutBackground } from "./cutout";
-import { applyEdit, checkEditFits, planEdit, type EditPlan } from "./edit";
+import { checkEditFits, planEdit, type EditPlan } from "./edit";
+import { cutOutPhoto, cutOutPhotoBytes, editPhoto, editPhotoBytes, workingRaster, workingRasterBytes } from "./full-size";
 import { renderScene } from "./render";
 import { composeSvg } from "./svg-composer";
 import { assertUpscaleFits, UPSCALE_OUTPUT_LIMITS } from "../upscale-limits";
@@ -48,17 +47,33 @@ export const localProvider: ImageProvider = {
     }
   },
 
+  memoryFor(task) {
+    switch (task.kind) {
+      case "generate":
+        // The references are read one after another, each a working copy at most.
+        return Math.max(0, ...task.references.map(workingRasterBytes));
+      case "edit":
+        return editPhotoBytes(task.image, planFor(task));
+      case "remove_bg":
+        return cutOutPhotoBytes(task.image);
+      default:
+        return 0;
+    }
+  },
+
   async run(task) {
     switch (task.kind) {
       case "generate": {
-        const references = await Promise.all(task.references.map(decode));
+        // Only their colours are used (render/references.ts): a working copy of each does.
+        const references: RasterImage[] = [];
+        for (const reference of task.references) references.push(await workingRaster(reference));
         const size = dimensionsFor(task.aspectRatio, LOCAL_RENDER_LONG_SIDE);
         return { kind: "raster", image: renderScene({ prompt: task.prompt, seed: task.seed, ...size, references }), costUsd: 0 };
       }
       case "edit":
-        return { kind: "raster", image: applyEdit(await decode(task.image), planFor(task)), costUsd: 0 };
+        return editPhoto(task.image, planFor(task));
       case "remove_bg":
-        return { kind: "raster", image: cutOutOrFail(await decode(task.image)), costUsd: 0 };
+        return cutOutPhoto(task.image);
       case "upscale":
         // Rows, made as the hosted file is written: the output is never whole (upscaleRows).
         return { kind: "rows", rows: upscaleRows(await decode(task.image), task.factor), costUsd: 0 };
@@ -67,19 +82,3 @@ export const localProvider: ImageProvider = {
     }
   },
 };
-
-/**
- * A cut-out that found no background to remove failed: answering the unchanged picture as a
- * "transparent PNG" would be a lie. generate-transparent turns this failure into
- * `isTransparent: false`; on remove-background it is refunded like any provider failure.
- */
-function cutOutOrFail(image: RasterImage): RasterImage {
-  const cut = cutOutBackground(image);
-  if (!cut.backgroundFound) {
-    throw new PixelgateError(
-      "upstream_error",
-      "The local cut-out found no uniform or smoothly varying background to remove; try a subject on a plain background, or a neural cut-out model.",
-    );
-  }
-  return cut.image;
-}

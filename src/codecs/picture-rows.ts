@@ -1,0 +1,175 @@
+// A picture's rows, top to bottom, a band at a time, turned by any of the eight EXIF
+// orientations: how the model tools read a photo too large to hold as one RGBA raster (a 24 MP
+// raster is 96 MB, the isolate's whole codec budget). JPEG, PNG and still WebP come from our own
+// WASM build's row source (native/png_rows.c, through the streamed BMP writer: native.ts
+// streamBmp), so neither the picture nor a raster of it is ever whole; a HEIC is first written
+// as a JPEG by its own native route, then read the same way. Any other file (GIF, BMP, TIFF,
+// AVIF, and what the row source leaves to the general path: CMYK JPEG, interlaced PNG, animated
+// WebP) is decoded whole by decodeImage, within its own smaller pixel limit.
+//
+// The row source composites alpha onto black (the BMP writer's rule): a file with alpha is
+// decoded whole while its raster fits the isolate's budget, so its transparency is kept.
+
+import { PixelgateError } from "../errors.ts";
+import type { ImageHeader, RasterImage } from "./formats.ts";
+import { decodeImage } from "./decode.ts";
+import { bmpLayout } from "./bmp.ts";
+import { streamBmp } from "./native.ts";
+import { applyOrientation, readOrientation, type Orientation } from "./orientation.ts";
+import { planRecode, runRecode } from "./recode.ts";
+import { estimateCodecBytes, ISOLATE_CODEC_BUDGET } from "./limits.ts";
+import { streamedBmpAnswerPerPixel } from "./recode-cost.ts";
+import { readRouteFacts } from "./route-table.ts";
+
+/** A picture read again from its file each time its bands are asked for. */
+export interface PictureRows {
+  width: number;
+  height: number;
+  /** RGBA bands, top to bottom; each band's buffer is the caller's until it asks for the next. */
+  bands(): Iterable<RasterImage>;
+}
+
+/** What the BMP writer's file holds before its rows. */
+const BMP_HEADER_BYTES = 54;
+
+/**
+ * An orientation followed by a flip top to bottom, as an orientation: the streamed BMP's rows in
+ * file order are the picture turned by BOTTOM_UP[o] when it is asked for o (native/bmp_sink.c).
+ * The table is its own inverse.
+ */
+const BOTTOM_UP: Record<Orientation, Orientation> = { 1: 4, 2: 3, 3: 2, 4: 1, 5: 8, 6: 7, 7: 6, 8: 5 };
+
+/** JPEG quality a HEIC is written at before its rows are read (its own route: native HEVC or libheif). */
+const HEIC_BRIDGE_QUALITY = 95;
+
+/**
+ * The rows of `bytes` (whose header was read and checked before the charge), turned by
+ * `orientation` from the file's stored pixels (default: its own EXIF orientation, so the rows
+ * are upright). A HEIC's stored pixels are its upright picture (irot and imir applied).
+ */
+export async function pictureRows(bytes: Uint8Array, header: ImageHeader, orientation?: Orientation): Promise<PictureRows> {
+  const turn = orientation ?? readOrientation(bytes, header.format);
+  const source = rowSourceOf(bytes, header);
+  if (source === "whole") return wholeRows(await decodeImage(bytes, header), turn, readOrientation(bytes, header.format));
+  if (source === "heic") {
+    const jpeg = await runRecode(bytes, planRecode(bytes, header, "jpeg", { quality: HEIC_BRIDGE_QUALITY }));
+    return pictureRows(jpeg.bytes, { format: "jpeg", width: jpeg.width, height: jpeg.height }, turn);
+  }
+  const read = () => streamBmp(bytes, header, source, BOTTOM_UP[turn]);
+  const streamed = read();
+  if (!streamed) throw new PixelgateError("internal_error", `The ${header.format} row source chosen for this file from its header refused it.`);
+  let first: Iterable<Uint8Array> | null = streamed.pieces;
+  return {
+    width: streamed.width,
+    height: streamed.height,
+    bands: () => {
+      // The first reading is the one streamBmp began (it checked the file); later ones make it again.
+      const pieces = first ?? read()!.pieces;
+      first = null;
+      return bmpBands(pieces, streamed.width, streamed.height);
+    },
+  };
+}
+
+/**
+ * What reading the rows costs at its peak, as the memory gate prices it: the streamed BMP
+ * route's (its row source in bands, always priced banded), or the general decode's; a HEIC's own
+ * route to JPEG and then, in the same call, the JPEG's rows.
+ */
+export function pictureRowsBytes(bytes: Uint8Array, header: ImageHeader): number {
+  const pixels = header.width * header.height;
+  const source = rowSourceOf(bytes, header);
+  if (source === "whole") return estimateCodecBytes(pixels, header.format, null, bytes.length);
+  if (source === "heic") {
+    const bridge = planRecode(bytes, header, "jpeg", { quality: HEIC_BRIDGE_QUALITY });
+    const toJpeg = estimateCodecBytes(pixels, "heic", "jpeg", bytes.length, bridge.bytesPerPixel, bridge.quality);
+    // The bridge JPEG is at most a byte a pixel at HEIC_BRIDGE_QUALITY (a phone photo's: 0.4).
+    const rows = estimateCodecBytes(pixels, "jpeg", "bmp", pixels, JPEG_ROWS_BYTES_PER_PIXEL);
+    return Math.max(toJpeg, rows + UPLOAD_HELD * bytes.length);
+  }
+  // The BMP route's row source, without the answer it prices: these rows are read here, not sent.
+  const plan = planRecode(bytes, header, "bmp");
+  return estimateCodecBytes(pixels, header.format, "bmp", bytes.length, plan.bytesPerPixel! - streamedBmpAnswerPerPixel(pixels));
+}
+
+/** The HEIC upload as the request still holds it while its bridge JPEG is read (limits.ts counts an upload twice). */
+const UPLOAD_HELD = 2;
+
+/**
+ * The bridge JPEG's rows: it is progressive, so its row source keeps its packed coefficients
+ * (recode-cost.ts: 0.8 B/px banded and 2.6 per byte of the file, at most 1 byte a pixel here).
+ */
+const JPEG_ROWS_BYTES_PER_PIXEL = 3.5;
+
+/**
+ * Where the rows come from: our own row source for a JPEG, PNG or still WebP it reads (one with
+ * alpha only when its whole raster would not fit the isolate's budget: the row source composites
+ * alpha onto black), a HEIC through its bridge JPEG (the same rule for alpha), else the whole
+ * raster decodeImage makes.
+ */
+function rowSourceOf(bytes: Uint8Array, header: ImageHeader): "jpeg" | "png" | "webp" | "heic" | "whole" {
+  const { format } = header;
+  if (format !== "jpeg" && format !== "png" && format !== "webp" && format !== "heic") return "whole";
+  const facts = readRouteFacts(bytes, format);
+  const alpha = facts.png?.alpha ?? facts.webp?.alpha ?? facts.heic?.encoding?.alpha ?? false;
+  if (alpha && estimateCodecBytes(header.width * header.height, format, null, bytes.length) <= ISOLATE_CODEC_BUDGET) return "whole";
+  if (format === "heic") return facts.heic?.encoding ? "heic" : "whole";
+  return planRecode(bytes, header, "bmp").route ? format : "whole";
+}
+
+
+/** The streamed BMP's file rows (BGR, padded to 4 bytes) as RGBA bands, opaque. */
+function* bmpBands(pieces: Iterable<Uint8Array>, width: number, height: number): Generator<RasterImage> {
+  const { stride } = bmpLayout(width, height);
+  let skip = BMP_HEADER_BYTES;
+  let partial = new Uint8Array(stride);
+  let held = 0;
+  let row = 0;
+  for (const piece of pieces) {
+    let at = Math.min(skip, piece.length);
+    skip -= at;
+    const rows = Math.floor((held + piece.length - at) / stride);
+    if (rows === 0) {
+      partial.set(piece.subarray(at), held);
+      held += piece.length - at;
+      continue;
+    }
+    const band = new Uint8ClampedArray(rows * width * 4);
+    for (let r = 0; r < rows; r++) {
+      let source: Uint8Array;
+      if (held > 0) {
+        partial.set(piece.subarray(at, at + stride - held), held);
+        at += stride - held;
+        held = 0;
+        source = partial;
+      } else {
+        source = piece.subarray(at, at + stride);
+        at += stride;
+      }
+      for (let x = 0, i = r * width * 4, j = 0; x < width; x++, i += 4, j += 3) {
+        band[i] = source[j + 2]!;
+        band[i + 1] = source[j + 1]!;
+        band[i + 2] = source[j]!;
+        band[i + 3] = 255;
+      }
+    }
+    partial = new Uint8Array(stride);
+    partial.set(piece.subarray(at), 0);
+    held = piece.length - at;
+    row += rows;
+    yield { width, height: rows, data: band };
+  }
+  if (row !== height) throw new Error(`The picture's rows ended at ${row} of ${height}.`);
+}
+
+/**
+ * A raster decodeImage made (turned by the file's own orientation, `own`) as one band, turned
+ * by `turn` from the stored pixels instead.
+ */
+function wholeRows(upright: RasterImage, turn: Orientation, own: Orientation): PictureRows {
+  const image = turn === own ? upright : applyOrientation(applyOrientation(upright, INVERSE[own]), turn);
+  return { width: image.width, height: image.height, bands: () => [image] };
+}
+
+/** The orientation that undoes each one (the quarter turns 6 and 8 undo each other). */
+const INVERSE: Record<Orientation, Orientation> = { 1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 8, 7: 7, 8: 6 };
