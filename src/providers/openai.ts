@@ -5,7 +5,7 @@ import { FORMAT_INFO } from "../codecs";
 import type { AspectRatio, ImageProvider, ProviderOutput, ProviderTask, TaskImage } from "./types";
 import { UpstreamClient, isAllowedApiBase } from "./upstream-http";
 import { decodeBase64Image, encodedImage, fetchOutputFile } from "./upstream-output";
-import { ACCEPTED_INPUTS, acceptedImagesBytes, withAcceptedImages } from "./accepted-inputs";
+import { ACCEPTED_INPUTS, withAcceptedImages } from "./accepted-inputs";
 import { InputLinks, travelsInline } from "./input-links";
 
 // Any OpenAI-compatible Images API (OPENAI_BASE_URL, OPENAI_API_KEY):
@@ -56,7 +56,7 @@ export const openaiProvider: ImageProvider = {
       );
     }
   },
-  memoryFor: (task) => acceptedImagesBytes(task, ACCEPTED_INPUTS.openai),
+  accepts: () => ACCEPTED_INPUTS.openai,
   async run(task, call) {
     openaiProvider.check?.(task, call.model);
     const { env, model } = call;

@@ -6,7 +6,7 @@ import { InputLinks } from "./input-links";
 import { predictionInput } from "./replicate-input";
 import { knownReplicateModel } from "./replicate-models";
 import type { Model } from "../models/catalog";
-import { ACCEPTED_INPUTS, acceptedImagesBytes, withAcceptedImages, type AcceptedInputs } from "./accepted-inputs";
+import { ACCEPTED_INPUTS, withAcceptedImages, type AcceptedInputs } from "./accepted-inputs";
 import { UpstreamClient, pause, isAllowedApiBase } from "./upstream-http";
 import { decodeDataUri, encodedImage, fetchOutputFile, svgMarkup } from "./upstream-output";
 
@@ -56,7 +56,7 @@ export const replicateProvider: ImageProvider = {
   check(task, model) {
     knownReplicateModel(model.upstreamModel)?.check?.(task, model.name);
   },
-  memoryFor: (task, model) => acceptedImagesBytes(task, acceptsOf(model)),
+  accepts: acceptsOf,
   async run(task, call) {
     const { env, model } = call;
     const { replicate } = settingsOf(env);

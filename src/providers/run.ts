@@ -5,6 +5,7 @@ import { PixelgateError } from "../errors";
 import type { Model } from "../models/catalog";
 import { sanitizeSvg } from "../svg/sanitize";
 import { providerOf } from "./registry";
+import { acceptedImagesBytes, withAcceptedImages } from "./accepted-inputs";
 import type { ProviderOutput, ProviderTask, SeededKind } from "./types";
 
 // Calling a model: the adapter chosen by the row, under the upstream time limit, and its answer
@@ -46,7 +47,9 @@ export function checkTask(task: ProviderTask, model: Model): void {
  * acceptable, the local models' decoding and encoding); 0 when it does none.
  */
 export function memoryForTask(task: ProviderTask, model: Model): number {
-  return providerOf(model.provider).memoryFor?.(task, model) ?? 0;
+  const provider = providerOf(model.provider);
+  const accepts = provider.accepts?.(model);
+  return accepts ? acceptedImagesBytes(task, accepts) : (provider.memoryFor?.(task, model) ?? 0);
 }
 
 /** `{ seed }` when the model's provider uses the seed for this kind of task, else nothing: a result reports only a seed that was used. */
@@ -85,7 +88,12 @@ function runLocally({ env, baseUrl }: ModelCaller, model: Model, task: ProviderT
   return providerOf("local").run(task, { env, model, publicBaseUrl: baseUrl, signal: new AbortController().signal });
 }
 
-async function runUpstream({ env, baseUrl, waitUntil }: ModelCaller, model: Model, task: ProviderTask): Promise<ProviderOutput> {
+async function runUpstream({ env, baseUrl, waitUntil }: ModelCaller, model: Model, sent: ProviderTask): Promise<ProviderOutput> {
+  // The input images are made acceptable here, before the upstream's time limit starts: a 12 MP
+  // photo turned upright or a HEIC converted is our work, not the provider's (the adapter then
+  // finds them acceptable as they are).
+  const accepts = providerOf(model.provider).accepts?.(model);
+  const task = accepts ? await withAcceptedImages(sent, accepts) : sent;
   const timeoutMs = settingsOf(env).upstreamTimeoutMs;
   const timedOut = new PixelgateError("upstream_timeout", `${model.name} did not answer within ${timeoutMs / 1000} s.`);
   const deadline = new AbortController();

@@ -1,6 +1,7 @@
 import type { ImageFormat, InputFormat, RasterImage, RasterRows } from "../codecs/formats";
 import type { Env } from "../env";
 import type { Model, ModelProvider } from "../models/catalog";
+import type { AcceptedInputs } from "./accepted-inputs";
 
 // The one small interface every model provider implements.
 // A tool turns its request into a ProviderTask, the model row picks the adapter, the adapter
@@ -113,10 +114,15 @@ export interface ImageProvider {
    */
   check?(task: ProviderTask, model: Model): void;
   /**
-   * Bytes the call's own codec work needs at its peak in this isolate (input images turned
-   * upright, converted or shrunk for the upstream; the local models' decoding and encoding),
-   * from the headers, before any credit is taken: the memory gate admits the call with it.
-   * Absent or 0: the call does no such work.
+   * What the model documents it takes as input images (accepted-inputs.ts): runModel makes every
+   * input image fit it before the upstream's time limit starts, and the memory gate prices that
+   * work before the charge. Absent: the adapter takes any image the tools accept (local).
+   */
+  accepts?(model: Model): AcceptedInputs;
+  /**
+   * Bytes the call's own codec work needs at its peak in this isolate (a local model's decoding
+   * and encoding), from the headers, before any credit is taken: the memory gate admits the call
+   * with it. An adapter with `accepts` is priced from that instead.
    */
   memoryFor?(task: ProviderTask, model: Model): number;
   /**

@@ -2,7 +2,7 @@ import { PixelgateError } from "../errors";
 import type { Model } from "../models/catalog";
 import type { AspectRatio, ImageProvider, ProviderTask } from "./types";
 import { megapixelSize } from "./aspect";
-import { ACCEPTED_INPUTS, acceptedImagesBytes, withAcceptedImages } from "./accepted-inputs";
+import { ACCEPTED_INPUTS, withAcceptedImages } from "./accepted-inputs";
 import { MAX_UPSTREAM_BODY_BYTES, UpstreamClient, raceAbort } from "./upstream-http";
 import { decodeBase64Image, decodeDataUri, encodedImage } from "./upstream-output";
 import { FLUX2_MAX_INPUT_IMAGES, flux2Multipart, isFlux2 } from "./workers-ai-flux2";
@@ -61,7 +61,7 @@ export const workersAiProvider: ImageProvider = {
     if (family === "img2img" && task.kind === "generate" && task.references.length === 0) refuse("needs an input image", "image");
   },
   // FLUX.2 inputs are shrunk to its 512x512 (workers-ai-flux2.ts), every other family's made to fit Stable Diffusion's row.
-  memoryFor: (task, model) => acceptedImagesBytes(task, ACCEPTED_INPUTS[familyOf(model.upstreamModel) === "flux2" ? "workers-ai-flux2" : "workers-ai-sd"]),
+  accepts: (model) => ACCEPTED_INPUTS[familyOf(model.upstreamModel) === "flux2" ? "workers-ai-flux2" : "workers-ai-sd"],
   async run(task, call) {
     workersAiProvider.check?.(task, call.model);
     const upstream = new UpstreamClient("Workers AI", call.signal, []);

@@ -17,7 +17,7 @@
 // Each path's peak is priced before the charge (memoryFor in index.ts) with the figures below,
 // which `npm run bench:codecs` measures (memory cases model-*).
 
-import { decodeImage, estimateCodecBytes, type RasterImage } from "../../codecs";
+import { decodeImage, estimateCodecBytes, planRecode, type RasterImage } from "../../codecs";
 import { ISOLATE_CODEC_BUDGET } from "../../codecs/limits";
 import { encodeRasterBands } from "../../codecs/native";
 import { composeOrientations, orientedPoint, readOrientation, type Orientation } from "../../codecs/orientation";
@@ -39,13 +39,15 @@ export const LOCAL_WORKING_PIXELS = 2_000_000;
 const ANSWER_QUALITY = 90;
 
 /**
- * Bytes a pixel of the full-size writers, besides the rows they read: the WebP encoder's picture
+ * Bytes a pixel of the cut-out's writer, besides the rows it reads: the WebP encoder's picture
  * with its alpha plane (YUV 4:2:0 and 1 B/px of alpha) coded as it goes, and its file twice (in
- * WASM memory and in pieces in JavaScript); the progressive JPEG encoder's coefficients. From
- * the memory cases model-cutout-* and model-edit-* of `npm run bench:codecs`.
+ * WASM memory and in pieces in JavaScript). The edit's JPEG writer is priced as compress prices
+ * the same file to JPEG (its coefficients kept packed, their size following the upload's
+ * density: recode-cost.ts), a HEIC's from its bridge JPEG (at most a byte a pixel: 3.5 B/px,
+ * picture-rows.ts). Checked by the memory cases model-* of `npm run bench:codecs`.
  */
 const CUTOUT_WRITER_BYTES_PER_PIXEL = 4.5;
-const EDIT_WRITER_BYTES_PER_PIXEL = 3.5;
+const HEIC_EDIT_WRITER_BYTES_PER_PIXEL = 3.5;
 /** Bytes a working pixel: the copy itself (RGBA); the cut-out's work on it (the copy, its cut-out, the flood's queue and masks); the mask and the guide kept while the full-size rows are read. */
 const WORKING_COPY_BYTES_PER_PIXEL = 4;
 const CUTOUT_WORK_BYTES_PER_PIXEL = 24;
@@ -274,7 +276,8 @@ export function editPhotoBytes(image: TaskImage, plan: EditPlan): number {
   if (plan.operations.length === 1 && plan.operations[0]!.kind === "remove_background") return cutOutPhotoBytes(image);
   const edit = isWhole(image) ? null : photoEditOf(plan, image.width, image.height, readOrientation(image.bytes, image.format));
   if (!edit) return workingRasterBytes(image);
-  return pictureRowsBytes(image.bytes, image) + EDIT_WRITER_BYTES_PER_PIXEL * edit.crop.width * edit.crop.height;
+  const writer = image.format === "heic" ? HEIC_EDIT_WRITER_BYTES_PER_PIXEL : (planRecode(image.bytes, image, "jpeg", { quality: ANSWER_QUALITY }).bytesPerPixel ?? HEIC_EDIT_WRITER_BYTES_PER_PIXEL);
+  return pictureRowsBytes(image.bytes, image) + writer * edit.crop.width * edit.crop.height;
 }
 
 /** The rows inside the crop, with the colour edits applied. */
