@@ -172,6 +172,7 @@ async function memorySize(inputs: SizeInputs, dir: string, problems: string[], i
       inputPath: inputPath(dir, inputs.megapixels, c.input),
       ...(c.kind === "encode" ? { target: c.target, ...(c.quality === undefined ? {} : { quality: c.quality }), ...(c.resize ? { resize: c.resize } : {}) } : {}),
       ...(c.kind === "upscale" ? { operation: "upscale" as const, factor: c.factor } : c.kind === "preview" ? { operation: "preview" as const, ...(c.ofUpscale ? { factor: c.ofUpscale } : {}) } : {}),
+      ...(c.kind === "model" ? { model: c.work } : {}),
     });
     const refused = !report.ok && isPixelLimitRefusal(String(report.error));
     if (!report.ok && !refused) problems.push(`memory ${c.id} @ ${inputs.megapixels} MP: ${report.error}`);

@@ -91,7 +91,33 @@ export type ToolCase =
   | { kind: "upscale"; id: string; label: string; input: InputKind; factor: 2 | 4 | 8 }
   | { kind: "preview"; id: string; label: string; input: InputKind; ofUpscale?: 2 | 4 | 8 };
 
-export type MemoryCase = TimingCase | ToolCase;
+export type MemoryCase = TimingCase | ToolCase | ModelCase;
+
+/**
+ * A model tool's own codec work on a photo (codecs-memory-child.ts runs it as the tool does):
+ * its input made acceptable to a provider's documented inputs (src/providers/accepted-inputs.ts:
+ * "openai" turns a JPEG upright or converts a HEIC at full size, "flux2" shrinks to 512x512), or
+ * the local cut-out or edit at the photo's upright size (src/providers/local/full-size.ts).
+ */
+export interface ModelCase {
+  kind: "model";
+  id: string;
+  label: string;
+  input: InputKind;
+  work: ModelWork;
+}
+
+export type ModelWork = { tool: "cutout" } | { tool: "edit"; instruction: string } | { tool: "accepted"; row: "openai" | "workers-ai-flux2" };
+
+/** The model tools' cases: what each input costs to prepare for a provider, and the local models' full-size answers. */
+export const MODEL_CASES: ModelCase[] = [
+  { kind: "model", id: "model-input-openai", label: "model input for OpenAI edits (portrait jpeg turned upright)", input: "jpeg-product", work: { tool: "accepted", row: "openai" } },
+  { kind: "model", id: "model-input-flux2", label: "model input for FLUX.2 (portrait jpeg shrunk to 512)", input: "jpeg-product", work: { tool: "accepted", row: "workers-ai-flux2" } },
+  ...(HEIC_INPUT ? [{ kind: "model" as const, id: "model-input-openai-heic", label: "model input for OpenAI edits (heic to jpeg)", input: "heic" as const, work: { tool: "accepted" as const, row: "openai" as const } }] : []),
+  { kind: "model", id: "model-cutout", label: "local remove-background, full size (portrait jpeg)", input: "jpeg-product", work: { tool: "cutout" } },
+  { kind: "model", id: "model-edit-tone", label: "local edit grayscale, full size (portrait jpeg)", input: "jpeg-product", work: { tool: "edit", instruction: "grayscale" } },
+  { kind: "model", id: "model-edit-turn-crop", label: "local edit rotate and crop, full size (jpeg)", input: "jpeg", work: { tool: "edit", instruction: "rotate 90 left and crop to 16:9" } },
+];
 
 export const ENCODE_CASES: EncodeCase[] = [
   { kind: "encode", id: "webp-q70", label: "compress webp q70 (jpeg in)", input: "jpeg", target: "webp", quality: 70, goalRatio: 1.2 },
@@ -182,9 +208,10 @@ export const MEMORY_CASES: MemoryCase[] = [
   ...(["png", "png-alpha", "jpeg", "webp"] as const).map((input): ToolCase => ({ kind: "preview", id: `preview-${input}`, label: `mcp preview of a stored ${input} result`, input })),
   // The preview of an upscale's result, read from storage as a stream: 8x of 1 MP is 8192 x 8192.
   ...([2, 8] as const).map((factor): ToolCase => ({ kind: "preview", id: `preview-upscale-${factor}x-png`, label: `mcp preview of a stored ${factor}x upscale (png in)`, input: "png", ofUpscale: factor })),
+  ...MODEL_CASES,
 ];
 
-export const INPUT_KINDS: InputKind[] = ["jpeg", "jpeg-progressive", "png", "png-alpha", "webp", "webp-lossless", "webp-alpha", "avif", ...(HEIC_INPUT ? (["heic"] as const) : [])];
+export const INPUT_KINDS: InputKind[] = ["jpeg", "jpeg-progressive", "png", "png-alpha", "webp", "webp-lossless", "webp-alpha", "avif", ...(HEIC_INPUT ? (["heic"] as const) : []), "jpeg-product"];
 
 /** What sharp is asked to do for `c`, at the service's settings. Pure data, printed in the report. */
 export interface SharpPlan {

@@ -167,7 +167,7 @@ function cutOut(data: Uint8ClampedArray, width: number, height: number): void {
   }
 }
 
-export type InputKind = "jpeg" | "jpeg-progressive" | "png" | "png-alpha" | "webp" | "webp-lossless" | "webp-alpha" | "avif" | "heic";
+export type InputKind = "jpeg" | "jpeg-progressive" | "png" | "png-alpha" | "webp" | "webp-lossless" | "webp-alpha" | "avif" | "heic" | "jpeg-product";
 
 /**
  * The uploaded file for each input kind, made by sharp from the scene: a camera-like JPEG
@@ -179,7 +179,7 @@ export type InputKind = "jpeg" | "jpeg-progressive" | "png" | "png-alpha" | "web
  */
 export async function encodeInput(kind: InputKind, opaque: Pixels, cutout: () => Pixels): Promise<Uint8Array> {
   const withAlpha = kind === "png-alpha" || kind === "webp-alpha";
-  const source = withAlpha ? cutout() : opaque;
+  const source = kind === "jpeg-product" ? onStudioBackdrop(cutout()) : withAlpha ? cutout() : opaque;
   const raw = sharp(Buffer.from(source.data.buffer, source.data.byteOffset, source.data.byteLength), {
     raw: { width: source.width, height: source.height, channels: 4 },
   });
@@ -202,7 +202,28 @@ export async function encodeInput(kind: InputKind, opaque: Pixels, cutout: () =>
       return image.avif({ quality: 50, effort: 2 }).toBuffer();
     case "heic":
       return gridHeic(image, source.width, source.height, { tileWidth: 512, tileHeight: 512, args: ["-q", "50"] });
+    case "jpeg-product":
+      // A phone's product shot, held in portrait: the file stored sideways, EXIF orientation 6.
+      return image.jpeg({ quality: 90, chromaSubsampling: "4:2:0" }).withMetadata({ orientation: 6 }).toBuffer();
   }
+}
+
+/**
+ * The cut-out (the scene inside a feathered ellipse) on a smooth light studio backdrop: what a
+ * background remover is given (the model-tool memory cases' input).
+ */
+function onStudioBackdrop(cutout: Pixels): Pixels {
+  const { width, height } = cutout;
+  const data = new Uint8ClampedArray(cutout.data);
+  for (let y = 0; y < height; y++) {
+    const backdrop = 232 - (18 * y) / height;
+    for (let x = 0, o = y * width * 4; x < width; x++, o += 4) {
+      const a = data[o + 3]! / 255;
+      for (let c = 0; c < 3; c++) data[o + c] = data[o + c]! * a + backdrop * (1 - a);
+      data[o + 3] = 255;
+    }
+  }
+  return { width, height, data };
 }
 
 /** Whether heif-enc (apt-get install libheif-examples) is here to make the HEIC input. */

@@ -31,6 +31,7 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { setImmediate as nextTurn } from "node:timers/promises";
+import type { ModelWork } from "./codecs-cases.ts";
 import { decodeBeyondLimit, loadCodecs, recodeBeyondLimit, REPO_ROOT, type Format, type Resize } from "./codecs-service.ts";
 
 /** What the child says when the service would refuse the upload for its size (codecs-report.ts isPixelLimitRefusal counts it as a refusal). */
@@ -65,6 +66,8 @@ export interface MemorySpec {
   operation?: "upscale" | "preview";
   /** The upscale's factor; for a preview, the stored result is the input upscaled by it (made before the baseline). */
   factor?: 2 | 4 | 8;
+  /** A model tool's own work instead of a compress or convert (codecs-cases.ts MODEL_CASES). */
+  model?: ModelWork;
 }
 
 type Stage = "decode" | "between" | "encode" | "recode";
@@ -397,6 +400,85 @@ async function toolCase(spec: MemorySpec, bodyPath: string, stored: string, code
   return { estimate, inputBytes: size, outputBytes: preview.data.length, row: "preview" };
 }
 
+/** The service's model-tool work the MODEL_CASES run (src/providers/accepted-inputs.ts, local/full-size.ts, local/edit.ts). */
+interface ModelModules {
+  ACCEPTED_INPUTS: Record<"openai" | "workers-ai-flux2", unknown>;
+  acceptedImage(image: TaskImage, accepts: unknown): Promise<{ bytes: Uint8Array; format: Format; width: number; height: number }>;
+  inputPreparation(image: TaskImage, accepts: unknown): unknown;
+  inputPreparationBytes(image: TaskImage, preparation: unknown): number;
+  cutOutPhoto(image: TaskImage): Promise<ProviderAnswer>;
+  cutOutPhotoBytes(image: TaskImage): number;
+  editPhoto(image: TaskImage, plan: unknown): Promise<ProviderAnswer>;
+  editPhotoBytes(image: TaskImage, plan: unknown): number;
+  planEdit(instruction: string): unknown;
+  encodeImage(image: { width: number; height: number; data: Uint8ClampedArray }, format: Format): Promise<Uint8Array>;
+}
+interface TaskImage {
+  bytes: Uint8Array;
+  format: Format;
+  width: number;
+  height: number;
+}
+type ProviderAnswer = { kind: "raster"; image: { width: number; height: number; data: Uint8ClampedArray } } | { kind: "encoded"; bytes: Uint8Array };
+
+async function modelModules(): Promise<ModelModules> {
+  const load = (file: string) => import(pathToFileURL(path.join(REPO_ROOT, "src", file)).href);
+  return { ...(await load("providers/accepted-inputs.ts")), ...(await load("providers/local/full-size.ts")), ...(await load("providers/local/edit.ts")), ...(await load("codecs/index.ts")) } as ModelModules;
+}
+
+/**
+ * A model case measured as the tool runs it: the input made acceptable to a provider's row, or
+ * the local cut-out or edit at full size (a raster answer written as PNG, as runModel does);
+ * the estimate is what the memory gate admits the call with (the provider's memoryFor).
+ */
+async function runModelWork(
+  spec: MemorySpec,
+  work: ModelWork,
+  m: ModelModules,
+  at: { bytes: Uint8Array; format: Format; header: { width: number; height: number }; parsed: { image: string }; started: number; rssReset: boolean; rss0: number | null },
+): Promise<MemoryReport> {
+  stage = "recode";
+  const image: TaskImage = { bytes: at.bytes, format: at.format, width: at.header.width, height: at.header.height };
+  let out: { bytes: Uint8Array; width: number; height: number };
+  let estimate: number;
+  if (work.tool === "accepted") {
+    const accepts = m.ACCEPTED_INPUTS[work.row];
+    estimate = m.inputPreparationBytes(image, m.inputPreparation(image, accepts));
+    out = await m.acceptedImage(image, accepts);
+  } else {
+    const plan = work.tool === "edit" ? m.planEdit(work.instruction) : null;
+    estimate = plan ? m.editPhotoBytes(image, plan) : m.cutOutPhotoBytes(image);
+    const answer = plan ? await m.editPhoto(image, plan) : await m.cutOutPhoto(image);
+    const bytes = answer.kind === "encoded" ? answer.bytes : await m.encodeImage(answer.image, "png");
+    out = { bytes, width: 0, height: 0 };
+  }
+  sample();
+  const wallMs = performance.now() - at.started;
+  sampling = false;
+  if (at.parsed.image.length === 0) throw new Error("request lost");
+  const codecs = await loadCodecs();
+  const written = codecs.sniffFormat(out.bytes);
+  if (written === null || written === "svg") throw new Error("the answer is not an image");
+  const h = codecs.readHeader(out.bytes, written);
+  const hwm = rssKb("VmHWM");
+  return {
+    estimate,
+    row: `model ${work.tool}${work.tool === "accepted" ? ` ${work.row}` : ""} -> ${written} ${h.width}x${h.height}`,
+    id: spec.id,
+    ok: true,
+    peak,
+    stages,
+    heap: heapPeak,
+    instances: tracked.map((t) => ({ stage: t.stage, bytes: t.max, requested: t.requested || t.max })),
+    decoderMemoryAfterGc: 0,
+    inputBytes: at.bytes.length,
+    rasterBytes: 0,
+    outputBytes: out.bytes.length,
+    rssDelta: at.rssReset && hwm !== null && at.rss0 !== null ? (hwm - at.rss0) * 1024 : null,
+    wallMs,
+  };
+}
+
 /** Writes the JSON body a client would send for `inputPath`, before the baseline is taken. */
 function writeRequestBody(inputPath: string, dir: string): string {
   const file = readFileSync(inputPath);
@@ -412,6 +494,7 @@ async function run(spec: MemorySpec, bodyPath: string): Promise<MemoryReport> {
   await answerModules();
   if (spec.operation) await toolModules();
   const stored = await storedResult(spec, path.dirname(bodyPath), codecs);
+  const model = spec.model ? await modelModules() : null;
 
   // Every event-loop turn samples, for the JS codecs that allocate between awaits.
   sampling = true;
@@ -464,6 +547,7 @@ async function run(spec: MemorySpec, bodyPath: string): Promise<MemoryReport> {
   // directly, so the cost of the sizes the limit keeps out is measured too (beyondLimit).
   const beyondLimit = header.width * header.height > codecs.MAX_DECODE_PIXELS;
   const options = spec.quality === undefined ? {} : { quality: spec.quality };
+  if (spec.model && model) return runModelWork(spec, spec.model, model, { bytes, format, header, parsed, started, rssReset, rss0 });
   // The file as the service sends it: the pieces our PNG and GIF writers leave it in, never
   // joined, or a BMP made as the answer is read.
   let output: { pieces: Iterable<Uint8Array>; length: number; bytes: Uint8Array } | null = null;

@@ -92,9 +92,9 @@ export const MAX_DECODE_PIXELS = Math.max(...INPUT_FORMATS.map(maxPixelsFor));
 export const MAX_AVIF_PIXELS = Math.min(maxPixelsFor("avif"), maxTargetPixelsFor("avif"));
 
 /**
- * What the model tools (edit, remove-background, upscale, references) accept: the limit they
- * were measured at before per-format limits existed. Their providers decode and re-encode in
- * ways not measured here, so it does not rise with the codec limits.
+ * The largest picture decoded whole, as one RGBA raster, outside compress and convert: MCP
+ * previews (mcp/preview.ts). The model tools take each format's own read limit (maxPixelsFor)
+ * and read larger photos in bands (picture-rows.ts, providers/local/full-size.ts).
  */
 export const MODEL_INPUT_MAX_PIXELS = 4_000_000;
 
