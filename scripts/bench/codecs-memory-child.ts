@@ -171,6 +171,11 @@ function sample(): void {
   if (total > peak.total) peak = { total, wasm, js, stage };
 }
 
+/** What every successful report carries: the peaks sampled and each codec instance's largest memory. */
+function measured(): Pick<MemoryReport, "ok" | "peak" | "stages" | "heap" | "instances"> {
+  return { ok: true, peak, stages, heap: heapPeak, instances: tracked.map((t) => ({ stage: t.stage, bytes: t.max, requested: t.requested || t.max })) };
+}
+
 function track(memory: WasmMemory): Tracked {
   const known = tracked.find((t) => t.ref.deref() === memory);
   if (known) return known;
@@ -465,11 +470,7 @@ async function runModelWork(
     estimate,
     row: `model ${work.tool}${work.tool === "accepted" ? ` ${work.row}` : ""} -> ${written} ${h.width}x${h.height}`,
     id: spec.id,
-    ok: true,
-    peak,
-    stages,
-    heap: heapPeak,
-    instances: tracked.map((t) => ({ stage: t.stage, bytes: t.max, requested: t.requested || t.max })),
+    ...measured(),
     decoderMemoryAfterGc: 0,
     inputBytes: at.bytes.length,
     rasterBytes: 0,
@@ -615,11 +616,7 @@ async function run(spec: MemorySpec, bodyPath: string): Promise<MemoryReport> {
     facts: plan?.route && !plan.resize ? recordedFacts(plan.route.facts) : null,
     quality: plan?.quality ?? 100,
     id: spec.id,
-    ok: true,
-    peak,
-    stages,
-    heap: heapPeak,
-    instances: tracked.map((t) => ({ stage: t.stage, bytes: t.max, requested: t.requested || t.max })),
+    ...measured(),
     decoderMemoryAfterGc,
     inputBytes: bytes.length,
     rasterBytes: picture.rasterBytes,
