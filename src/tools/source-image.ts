@@ -1,5 +1,6 @@
 import { assertDecodable, assertSafeToDecode, assertWithinPixelLimit, FORMAT_INFO, maxPixelsFor, readHeader, sniffFormat } from "../codecs";
 import type { InputFormat } from "../codecs/formats";
+import { MAX_HEADER_SIDE } from "../codecs/limits";
 import { PixelgateError, type ErrorCode } from "../errors";
 import { loadImageBytes, pickImageField, type OwnFiles } from "../images/input";
 import { openResult } from "../storage/results";
@@ -64,8 +65,9 @@ export async function loadCodecSource(value: unknown, param: string, ownFiles?: 
     throw new PixelgateError("unsupported_image_format", "The image is not PNG, JPEG, WebP, AVIF, HEIC, GIF, BMP or TIFF.", { param });
   }
   const header = readHeader(bytes, format);
-  // The format's pixel limit, named on this field (assertDecodable's own names `image`).
-  assertWithinPixelLimit(header.width, header.height, maxPixelsFor(format), `read as ${FORMAT_INFO[format].label}`, param);
+  // The format's pixel limit, named on this field (assertDecodable's own names `image`); an
+  // impossible side is assertDecodable's invalid_image.
+  if (Math.max(header.width, header.height) <= MAX_HEADER_SIDE) assertWithinPixelLimit(header.width, header.height, maxPixelsFor(format), `read as ${FORMAT_INFO[format].label}`, param);
   assertDecodable(header);
   assertSafeToDecode(bytes, header); // file structure (scan counts, frames, TIFF strips): hostile files stay free
   return { bytes, format, width: header.width, height: header.height };

@@ -53,24 +53,32 @@ const WORKING_COPY_BYTES_PER_PIXEL = 4;
 const CUTOUT_WORK_BYTES_PER_PIXEL = 24;
 const MASK_BYTES_PER_PIXEL = 2;
 
-export function isWhole(image: TaskImage): boolean {
-  return image.width * image.height <= LOCAL_WHOLE_PIXELS;
+/** The two sizes above, as the work takes them (tests set smaller ones to follow the full-size paths on small pictures). */
+export interface WorkingSizes {
+  wholeUpTo: number;
+  working: number;
+}
+
+const SIZES: WorkingSizes = { wholeUpTo: LOCAL_WHOLE_PIXELS, working: LOCAL_WORKING_PIXELS };
+
+function isWhole(image: TaskImage, sizes: WorkingSizes): boolean {
+  return image.width * image.height <= sizes.wholeUpTo;
 }
 
 /** The photo upright, whole when it is small, else its working copy. */
-export async function workingRaster(image: TaskImage): Promise<RasterImage> {
-  if (isWhole(image)) return decodeImage(image.bytes, image);
-  return workingCopyOf(await pictureRows(image.bytes, image));
+export async function workingRaster(image: TaskImage, sizes = SIZES): Promise<RasterImage> {
+  if (isWhole(image, sizes)) return decodeImage(image.bytes, image);
+  return workingCopyOf(await pictureRows(image.bytes, image), sizes);
 }
 
-function workingCopyOf(rows: PictureRows): RasterImage {
-  const size = fitPixels(rows.width, rows.height, LOCAL_WORKING_PIXELS);
+function workingCopyOf(rows: PictureRows, sizes: WorkingSizes): RasterImage {
+  const size = fitPixels(rows.width, rows.height, sizes.working);
   return shrinkBands(rows.bands(), rows.width, rows.height, size.width, size.height);
 }
 
 /** What workingRaster costs at its peak. */
 export function workingRasterBytes(image: TaskImage): number {
-  if (isWhole(image)) return estimateCodecBytes(image.width * image.height, image.format, "png", image.bytes.length);
+  if (isWhole(image, SIZES)) return estimateCodecBytes(image.width * image.height, image.format, "png", image.bytes.length);
   return pictureRowsBytes(image.bytes, image) + WORKING_COPY_BYTES_PER_PIXEL * LOCAL_WORKING_PIXELS;
 }
 
@@ -93,10 +101,10 @@ export function cutOutOrFail(image: RasterImage): RasterImage {
 // ---- remove-background at full size
 
 /** The cut-out of `image` at its upright size (smaller only when that would not fit the isolate: cutOutSize). */
-export async function cutOutPhoto(image: TaskImage): Promise<ProviderOutput> {
-  if (isWhole(image)) return { kind: "raster", image: cutOutOrFail(await decodeImage(image.bytes, image)), costUsd: 0 };
+export async function cutOutPhoto(image: TaskImage, sizes = SIZES): Promise<ProviderOutput> {
+  if (isWhole(image, sizes)) return { kind: "raster", image: cutOutOrFail(await decodeImage(image.bytes, image)), costUsd: 0 };
   const rows = await pictureRows(image.bytes, image);
-  const working = workingCopyOf(rows);
+  const working = workingCopyOf(rows, sizes);
   const mask = alphaOf(cutOutOrFail(working));
   const guide = lumaOf(working);
   const out = cutOutSize(image, rows.width, rows.height);
@@ -121,7 +129,7 @@ function cutOutSize(image: TaskImage, width: number, height: number): { width: n
  * beside the mask, the guide and the writer.
  */
 export function cutOutPhotoBytes(image: TaskImage): number {
-  if (isWhole(image)) return workingRasterBytes(image);
+  if (isWhole(image, SIZES)) return workingRasterBytes(image);
   const upright = uprightSize(image);
   const out = cutOutSize(image, upright.width, upright.height);
   const work = estimateCodecBytes(LOCAL_WORKING_PIXELS, image.format, null, image.bytes.length, CUTOUT_WORK_BYTES_PER_PIXEL);
@@ -142,9 +150,15 @@ interface WorkingMask {
  */
 const RANGE_SIGMA = 16;
 
-/** The full-size rows with their alpha from the working mask (joint bilateral upsampling). */
+/**
+ * The full-size rows with their alpha from the working mask (joint bilateral upsampling). The
+ * cut-out softens its edge over one or two of the working copy's pixels, several full-size ones:
+ * the upsampled alpha is steepened about its middle by the scale between the two, so the
+ * full-size edge is as soft, in its own pixels, as the working one.
+ */
 function* maskedBands(bands: Iterable<RasterImage>, width: number, height: number, working: WorkingMask): Generator<RasterImage> {
   const { mask, guide, width: ww, height: wh } = working;
+  const steepen = Math.max(1, width / ww);
   const rangeWeight = new Float64Array(256);
   for (let d = 0; d < 256; d++) rangeWeight[d] = Math.exp(-(d * d) / (2 * RANGE_SIGMA * RANGE_SIGMA));
   // Each full-size column's two working columns and its weight toward the second.
@@ -182,7 +196,7 @@ function* maskedBands(bands: Iterable<RasterImage>, width: number, height: numbe
           weights = 1;
           alpha = b00 * mask[q00]! + b01 * mask[q01]! + b10 * mask[q10]! + b11 * mask[q11]!;
         }
-        data[i + 3] = Math.min(data[i + 3]!, alpha / weights);
+        data[i + 3] = Math.min(data[i + 3]!, (alpha / weights - 127.5) * steepen + 127.5);
       }
     }
     yield { width, height: band.height, data };
@@ -256,10 +270,10 @@ export function photoEditOf(plan: EditPlan, width: number, height: number, own: 
 }
 
 /** The edit of `image` by `plan`: whole when small; else at full size when the plan allows (photoEditOf), else on the working copy. */
-export async function editPhoto(image: TaskImage, plan: EditPlan): Promise<ProviderOutput> {
-  if (plan.operations.length === 1 && plan.operations[0]!.kind === "remove_background") return cutOutPhoto(image);
-  const edit = isWhole(image) ? null : photoEditOf(plan, image.width, image.height, readOrientation(image.bytes, image.format));
-  if (!edit) return { kind: "raster", image: applyEdit(await workingRaster(image), plan), costUsd: 0 };
+export async function editPhoto(image: TaskImage, plan: EditPlan, sizes = SIZES): Promise<ProviderOutput> {
+  if (plan.operations.length === 1 && plan.operations[0]!.kind === "remove_background") return cutOutPhoto(image, sizes);
+  const edit = isWhole(image, sizes) ? null : photoEditOf(plan, image.width, image.height, readOrientation(image.bytes, image.format));
+  if (!edit) return { kind: "raster", image: applyEdit(await workingRaster(image, sizes), plan), costUsd: 0 };
   const rows = await pictureRows(image.bytes, image, edit.orientation);
   // A HEIC's clean aperture may make its picture a little smaller than its header: the crop is
   // then worked out again on the picture's own size.
@@ -274,7 +288,7 @@ export async function editPhoto(image: TaskImage, plan: EditPlan): Promise<Provi
 /** What editPhoto costs at its peak. */
 export function editPhotoBytes(image: TaskImage, plan: EditPlan): number {
   if (plan.operations.length === 1 && plan.operations[0]!.kind === "remove_background") return cutOutPhotoBytes(image);
-  const edit = isWhole(image) ? null : photoEditOf(plan, image.width, image.height, readOrientation(image.bytes, image.format));
+  const edit = isWhole(image, SIZES) ? null : photoEditOf(plan, image.width, image.height, readOrientation(image.bytes, image.format));
   if (!edit) return workingRasterBytes(image);
   const writer = image.format === "heic" ? HEIC_EDIT_WRITER_BYTES_PER_PIXEL : (planRecode(image.bytes, image, "jpeg", { quality: ANSWER_QUALITY }).bytesPerPixel ?? HEIC_EDIT_WRITER_BYTES_PER_PIXEL);
   return pictureRowsBytes(image.bytes, image) + writer * edit.crop.width * edit.crop.height;
