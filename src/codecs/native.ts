@@ -432,17 +432,20 @@ export function rgbaRows(bytes: Uint8Array, size: { width: number; height: numbe
   const turned = orientation >= 5;
   const { width, height } = turned ? { width: size.height, height: size.width } : size;
   const begin = (native: NativeExports) => native.pg_bmp_begin(...rowSource(native, bytes, input), size.width, size.height, FLIPPED_ORIENTATION[orientation], 1);
-  const started = startNative("bmp", begin, bytes, {});
+  // Each row is gathered into one reused buffer (StagedBytes): no copy is left behind per row
+  // for the collector.
+  const staging = new StagedBytes();
+  const started = startNative("bmp", begin, bytes, { staging });
   if (!started) return null;
-  const { native, written } = started;
-  written.length = 0; // the BMP's header
+  const { native } = started;
+  staging.take(); // the BMP's header
   return {
     width,
     height,
     read(into, rows) {
       for (let k = 0; k < rows; k++) {
         if (native.pg_bmp_rows() !== 1) throw new PixelgateError("internal_error", "The picture's rows ended early.");
-        const bgr = written.pop()!;
+        const bgr = staging.take();
         for (let x = 0, at = k * width * 4; x < width; x++, at += 4) {
           into[at] = bgr[3 * x + 2]!;
           into[at + 1] = bgr[3 * x + 1]!;

@@ -2,7 +2,7 @@
 // orientations: how the model tools read a photo too large to hold as one RGBA raster (a 24 MP
 // raster is 96 MB, the isolate's whole codec budget). JPEG, PNG and still WebP come from our own
 // WASM build's row source (native/png_rows.c, through the streamed BMP writer: native.ts
-// streamBmp), so neither the picture nor a raster of it is ever whole; a HEIC is first written
+// rgbaRows), so neither the picture nor a raster of it is ever whole; a HEIC is first written
 // as a JPEG by its own native route, then read the same way. Any other file (GIF, BMP, TIFF,
 // AVIF, and what the row source leaves to the general path: CMYK JPEG, interlaced PNG, animated
 // WebP) is decoded whole by decodeImage, within its own smaller pixel limit.
@@ -13,8 +13,7 @@
 import { PixelgateError } from "../errors.ts";
 import type { ImageHeader, RasterImage } from "./formats.ts";
 import { decodeImage } from "./decode.ts";
-import { bmpLayout } from "./bmp.ts";
-import { streamBmp } from "./native.ts";
+import { rgbaRows, type RgbaRows } from "./native.ts";
 import { applyOrientation, readOrientation, type Orientation } from "./orientation.ts";
 import { planRecode, runRecode } from "./recode.ts";
 import { estimateCodecBytes, ISOLATE_CODEC_BUDGET } from "./limits.ts";
@@ -28,16 +27,6 @@ export interface PictureRows {
   /** RGBA bands, top to bottom; each band's buffer is the caller's until it asks for the next. */
   bands(): Iterable<RasterImage>;
 }
-
-/** What the BMP writer's file holds before its rows. */
-const BMP_HEADER_BYTES = 54;
-
-/**
- * An orientation followed by a flip top to bottom, as an orientation: the streamed BMP's rows in
- * file order are the picture turned by BOTTOM_UP[o] when it is asked for o (native/bmp_sink.c).
- * The table is its own inverse.
- */
-const BOTTOM_UP: Record<Orientation, Orientation> = { 1: 4, 2: 3, 3: 2, 4: 1, 5: 8, 6: 7, 7: 6, 8: 5 };
 
 /** JPEG quality a HEIC is written at before its rows are read (its own route: native HEVC or libheif). */
 const HEIC_BRIDGE_QUALITY = 95;
@@ -55,18 +44,22 @@ export async function pictureRows(bytes: Uint8Array, header: ImageHeader, orient
     const jpeg = await runRecode(bytes, planRecode(bytes, header, "jpeg", { quality: HEIC_BRIDGE_QUALITY }));
     return pictureRows(jpeg.bytes, { format: "jpeg", width: jpeg.width, height: jpeg.height }, turn);
   }
-  const read = () => streamBmp(bytes, header, source, BOTTOM_UP[turn]);
-  const streamed = read();
-  if (!streamed) throw new PixelgateError("internal_error", `The ${header.format} row source chosen for this file from its header refused it.`);
-  let first: Iterable<Uint8Array> | null = streamed.pieces;
+  const read = () => {
+    const rows = rgbaRows(bytes, header, source, turn);
+    if (!rows) throw new PixelgateError("internal_error", `The ${header.format} row source chosen for this file from its header refused it.`);
+    return rows;
+  };
+  // The first reading checks the whole file (the row source reads it through before its first
+  // row), so damage is answered before any work is done.
+  let first: RgbaRows | null = read();
+  const { width, height } = first;
   return {
-    width: streamed.width,
-    height: streamed.height,
+    width,
+    height,
     bands: () => {
-      // The first reading is the one streamBmp began (it checked the file); later ones make it again.
-      const pieces = first ?? read()!.pieces;
+      const rows = first ?? read();
       first = null;
-      return bmpBands(pieces, streamed.width, streamed.height);
+      return rowBands(rows);
     },
   };
 }
@@ -118,49 +111,20 @@ function rowSourceOf(bytes: Uint8Array, header: ImageHeader): "jpeg" | "png" | "
 }
 
 
-/** The streamed BMP's file rows (BGR, padded to 4 bytes) as RGBA bands, opaque. */
-function* bmpBands(pieces: Iterable<Uint8Array>, width: number, height: number): Generator<RasterImage> {
-  const { stride } = bmpLayout(width, height);
-  let skip = BMP_HEADER_BYTES;
-  let partial = new Uint8Array(stride);
-  let held = 0;
-  let row = 0;
-  for (const piece of pieces) {
-    let at = Math.min(skip, piece.length);
-    skip -= at;
-    const rows = Math.floor((held + piece.length - at) / stride);
-    if (rows === 0) {
-      partial.set(piece.subarray(at), held);
-      held += piece.length - at;
-      continue;
-    }
-    const band = new Uint8ClampedArray(rows * width * 4);
-    for (let r = 0; r < rows; r++) {
-      let source: Uint8Array;
-      if (held > 0) {
-        partial.set(piece.subarray(at, at + stride - held), held);
-        at += stride - held;
-        held = 0;
-        source = partial;
-      } else {
-        source = piece.subarray(at, at + stride);
-        at += stride;
-      }
-      for (let x = 0, i = r * width * 4, j = 0; x < width; x++, i += 4, j += 3) {
-        band[i] = source[j + 2]!;
-        band[i + 1] = source[j + 1]!;
-        band[i + 2] = source[j]!;
-        band[i + 3] = 255;
-      }
-    }
-    partial = new Uint8Array(stride);
-    partial.set(piece.subarray(at), 0);
-    held = piece.length - at;
-    row += rows;
-    yield { width, height: rows, data: band };
+/** Rows handed out in bands of up to BAND_ROWS, one band buffer reused: a band is the caller's until it asks for the next. */
+function* rowBands(rows: RgbaRows): Generator<RasterImage> {
+  const { width, height } = rows;
+  const band = new Uint8ClampedArray(BAND_ROWS * width * 4);
+  for (let y = 0; y < height; y += BAND_ROWS) {
+    const n = Math.min(BAND_ROWS, height - y);
+    const data = band.subarray(0, n * width * 4);
+    rows.read(data, n);
+    yield { width, height: n, data };
   }
-  if (row !== height) throw new Error(`The picture's rows ended at ${row} of ${height}.`);
 }
+
+/** Rows a band holds: small beside any photo, and few calls per picture. */
+const BAND_ROWS = 16;
 
 /**
  * A raster decodeImage made (turned by the file's own orientation, `own`) as one band, turned

@@ -171,7 +171,7 @@ function* maskedBands(bands: Iterable<RasterImage>, width: number, height: numbe
   }
   let y = 0;
   for (const band of bands) {
-    const data = band.data.slice();
+    const { data } = band; // the band is ours until the next is asked for: its alpha is set in place
     for (let r = 0; r < band.height; r++, y++) {
       const v = Math.min(wh - 1, Math.max(0, ((y + 0.5) * wh) / height - 0.5));
       const top = Math.floor(v);
@@ -298,12 +298,14 @@ export function editPhotoBytes(image: TaskImage, plan: EditPlan): number {
 function* editedBands(bands: Iterable<RasterImage>, width: number, edit: PhotoEdit): Generator<RasterImage> {
   const { x, y: top, width: w, height: h } = edit.crop;
   let y = 0;
+  let cut = new Uint8ClampedArray(0); // reused: a band is the encoder's only until the next
   for (const band of bands) {
     const first = Math.max(y, top);
     const last = Math.min(y + band.height, top + h);
     if (first < last) {
       const rows = last - first;
-      const data = new Uint8ClampedArray(rows * w * 4);
+      if (cut.length < rows * w * 4) cut = new Uint8ClampedArray(rows * w * 4);
+      const data = cut.subarray(0, rows * w * 4);
       for (let r = 0; r < rows; r++) {
         const start = ((first - y + r) * width + x) * 4;
         data.set(band.data.subarray(start, start + w * 4), r * w * 4);
@@ -316,13 +318,14 @@ function* editedBands(bands: Iterable<RasterImage>, width: number, edit: PhotoEd
   }
 }
 
+/** A colour edit applied to a band in place (the band is a reused buffer: no copy per band). */
 function applyTone(image: RasterImage, op: ToneOperation): RasterImage {
   switch (op.kind) {
-    case "grayscale": return grayscale(image);
-    case "sepia": return sepia(image);
-    case "invert": return invert(image);
-    case "brightness": return adjustBrightness(image, op.percent);
-    case "contrast": return adjustContrast(image, op.percent);
+    case "grayscale": return grayscale(image, true);
+    case "sepia": return sepia(image, true);
+    case "invert": return invert(image, true);
+    case "brightness": return adjustBrightness(image, op.percent, true);
+    case "contrast": return adjustContrast(image, op.percent, true);
   }
 }
 
