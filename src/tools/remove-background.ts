@@ -37,7 +37,7 @@ interface Prepared {
 const RemoveBackgroundResult = z
   .object({
     ...imageResultFields,
-    imageUrl: z.string().openapi({ description: "Hosted URL of the transparent PNG." }),
+    imageUrl: z.string().openapi({ description: "Hosted URL of the cut-out with a transparent background: PNG, or WebP with alpha for a photo over 4 MP on the local model (at the photo's upright size)." }),
     prompt: z.string(),
     action: z.literal("remove_bg"),
     hasInputImage: z.literal(true),

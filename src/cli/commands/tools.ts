@@ -125,7 +125,7 @@ export const edit: CommandSpec = {
 
 export const removeBg: CommandSpec = {
   name: "remove-bg",
-  summary: priced("Remove the background: a transparent PNG of the subject", "/v1/remove-background"),
+  summary: priced("Remove the background: the subject on transparency (PNG; WebP for a large photo)", "/v1/remove-background"),
   usage: "pixelgate remove-bg IMAGE [options]",
   details: IMAGE_HELP,
   positionals: ["IMAGE"],
