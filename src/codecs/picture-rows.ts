@@ -80,10 +80,18 @@ export function pictureRowsBytes(bytes: Uint8Array, header: ImageHeader): number
     const rows = estimateCodecBytes(pixels, "jpeg", "bmp", pixels, JPEG_ROWS_BYTES_PER_PIXEL);
     return Math.max(toJpeg, rows + UPLOAD_HELD * bytes.length);
   }
-  // The BMP route's row source, without the answer it prices: these rows are read here, not sent.
+  // The BMP route's row source, without the answer it prices (these rows are read here, not
+  // sent), with room for its band where that is larger than the route's figure for it.
   const plan = planRecode(bytes, header, "bmp");
-  return estimateCodecBytes(pixels, header.format, "bmp", bytes.length, plan.bytesPerPixel! - streamedBmpAnswerPerPixel(pixels));
+  return BAND_ALLOWANCE + estimateCodecBytes(pixels, header.format, "bmp", bytes.length, plan.bytesPerPixel! - streamedBmpAnswerPerPixel(pixels));
 }
+
+/**
+ * A turned or flipped picture's row source holds a band of output rows of up to 8 MB
+ * (native/png_rows.c), in as few passes as that allows: at a few megapixels the band is larger
+ * than the route's bytes a pixel for it make (measured: a 5 MP turned JPEG's edit 0.4 MB over).
+ */
+const BAND_ALLOWANCE = 4 * 1024 * 1024;
 
 /** The HEIC upload as the request still holds it while its bridge JPEG is read (limits.ts counts an upload twice). */
 const UPLOAD_HELD = 2;
