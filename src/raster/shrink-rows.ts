@@ -1,4 +1,5 @@
 import type { RasterImage } from "../codecs";
+import { fitSide } from "./shrink";
 
 // shrinkToFit's box filter (shrink.ts) for a picture too large to hold: its rows are added one
 // at a time, in any order (a PNG read top to bottom as it arrives, a BMP's rows bottom up), and
@@ -6,12 +7,6 @@ import type { RasterImage } from "../codecs";
 // (mcp/preview.ts). Each output pixel averages the source pixels it covers, colours weighted by
 // alpha so transparent pixels lend no colour to an edge: the same pixels shrinkToFit makes.
 
-/** The size `width` x `height` shrinks to within `maxSide` on its long side (never enlarged), as shrinkToFit sizes it. */
-export function shrunkSize(width: number, height: number, maxSide: number): { width: number; height: number } {
-  const scale = Math.min(1, maxSide / Math.max(width, height));
-  if (scale === 1) return { width, height };
-  return { width: Math.max(1, Math.round(width * scale)), height: Math.max(1, Math.round(height * scale)) };
-}
 
 /**
  * The box-filter reduction of a `width` x `height` source fed row by row (RGBA, 4 bytes a pixel),
@@ -34,7 +29,7 @@ export class ShrinkRows {
     readonly sourceHeight: number,
     maxSide: number,
   ) {
-    const size = shrunkSize(sourceWidth, sourceHeight, maxSide);
+    const size = fitSide(sourceWidth, sourceHeight, maxSide); // as shrinkToFit sizes it
     this.width = size.width;
     this.height = size.height;
     this.sums = new Uint32Array(this.width * this.height * 4);

@@ -5,7 +5,8 @@ import type { RasterImage } from "../codecs";
 // For MCP previews (mcp/preview.ts), for model inputs that must stay under a provider's size
 // (providers/accepted-inputs.ts) and for the local models' working copies. The source arrives as
 // bands of rows top to bottom (codecs/picture-rows.ts), so a 24 MP photo is shrunk without ever
-// being whole: only one output row's sums are held besides the output.
+// being whole: only one output row's sums are held besides the output. (shrink-rows.ts takes
+// rows in any order, holding every output pixel's sums: the MCP previews of large results.)
 
 /** The size `width` x `height` shrinks to so that its longer side is at most `maxSide` (never enlarged). */
 export function fitSide(width: number, height: number, maxSide: number): { width: number; height: number } {
