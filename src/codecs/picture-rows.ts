@@ -16,8 +16,8 @@ import { decodeImage } from "./decode.ts";
 import { rgbaRows, type RgbaRows } from "./native.ts";
 import { applyOrientation, readOrientation, type Orientation } from "./orientation.ts";
 import { planRecode, runRecode } from "./recode.ts";
-import { estimateCodecBytes, ISOLATE_CODEC_BUDGET } from "./limits.ts";
-import { streamedBmpAnswerPerPixel } from "./recode-cost.ts";
+import { estimateCodecBytes, generalPrice, ISOLATE_CODEC_BUDGET } from "./limits.ts";
+import { termsOf } from "./recode-cost.ts";
 import { readRouteFacts } from "./route-table.ts";
 
 /** A picture read again from its file each time its bands are asked for. */
@@ -72,18 +72,20 @@ export async function pictureRows(bytes: Uint8Array, header: ImageHeader, orient
 export function pictureRowsBytes(bytes: Uint8Array, header: ImageHeader): number {
   const pixels = header.width * header.height;
   const source = rowSourceOf(bytes, header);
-  if (source === "whole") return estimateCodecBytes(pixels, header.format, null, bytes.length);
+  if (source === "whole") return estimateCodecBytes(pixels, generalPrice(header.format, null, bytes.length, pixels), bytes.length);
   if (source === "heic") {
     const bridge = planRecode(bytes, header, "jpeg", { quality: HEIC_BRIDGE_QUALITY });
-    const toJpeg = estimateCodecBytes(pixels, "heic", "jpeg", bytes.length, bridge.bytesPerPixel, bridge.quality);
-    // The bridge JPEG is at most a byte a pixel at HEIC_BRIDGE_QUALITY (a phone photo's: 0.4).
-    const rows = estimateCodecBytes(pixels, "jpeg", "bmp", pixels, JPEG_ROWS_BYTES_PER_PIXEL);
-    return Math.max(toJpeg, rows + UPLOAD_HELD * bytes.length);
+    const toJpeg = estimateCodecBytes(pixels, bridge.price, bytes.length);
+    // The bridge JPEG is at most a byte a pixel at HEIC_BRIDGE_QUALITY (a phone photo's: 0.4),
+    // read beside the HEIC upload the request still holds.
+    const rows = estimateCodecBytes(pixels, { ...bridge.price, perPixel: JPEG_ROWS_BYTES_PER_PIXEL + 1 }, bytes.length);
+    return Math.max(toJpeg, rows);
   }
   // The BMP route's row source, without the answer it prices (these rows are read here, not
   // sent), with room for its band where that is larger than the route's figure for it.
-  const plan = planRecode(bytes, header, "bmp");
-  return BAND_ALLOWANCE + estimateCodecBytes(pixels, header.format, "bmp", bytes.length, plan.bytesPerPixel! - streamedBmpAnswerPerPixel(pixels));
+  const { price } = planRecode(bytes, header, "bmp");
+  const rows = price.keys.reduce((sum, key) => sum + (termsOf(key).perPixel ?? 0), 0);
+  return BAND_ALLOWANCE + estimateCodecBytes(pixels, { ...price, perPixel: rows }, bytes.length);
 }
 
 /**
@@ -92,9 +94,6 @@ export function pictureRowsBytes(bytes: Uint8Array, header: ImageHeader): number
  * than the route's bytes a pixel for it make (measured: a 5 MP turned JPEG's edit 0.4 MB over).
  */
 const BAND_ALLOWANCE = 4 * 1024 * 1024;
-
-/** The HEIC upload as the request still holds it while its bridge JPEG is read (limits.ts counts an upload twice). */
-const UPLOAD_HELD = 2;
 
 /**
  * The bridge JPEG's rows: it is progressive, so its row source keeps its packed coefficients
@@ -113,7 +112,8 @@ function rowSourceOf(bytes: Uint8Array, header: ImageHeader): "jpeg" | "png" | "
   if (format !== "jpeg" && format !== "png" && format !== "webp" && format !== "heic") return "whole";
   const facts = readRouteFacts(bytes, format);
   const alpha = facts.png?.alpha ?? facts.webp?.alpha ?? facts.heic?.encoding?.alpha ?? false;
-  if (alpha && estimateCodecBytes(header.width * header.height, format, null, bytes.length) <= ISOLATE_CODEC_BUDGET) return "whole";
+  const pixels = header.width * header.height;
+  if (alpha && estimateCodecBytes(pixels, generalPrice(format, null, bytes.length, pixels), bytes.length) <= ISOLATE_CODEC_BUDGET) return "whole";
   if (format === "heic") return facts.heic?.encoding ? "heic" : "whole";
   return planRecode(bytes, header, "bmp").route ? format : "whole";
 }

@@ -1,4 +1,4 @@
-import { decodeImage, encodeImage, estimateCodecBytes, imageHasAlpha, planRecode, readOrientation, runRecode, type ImageFormat, type RasterImage, type RecodePlan } from "../codecs";
+import { decodeImage, encodeImage, estimateCodecBytes, generalPrice, imageHasAlpha, planRecode, readOrientation, runRecode, type ImageFormat, type RasterImage, type RecodePlan } from "../codecs";
 import { pictureRows, pictureRowsBytes } from "../codecs/picture-rows";
 import { readRouteFacts } from "../codecs/route-table";
 import { fitSide, shrinkBands } from "../raster/shrink";
@@ -90,15 +90,19 @@ export function inputPreparationBytes(image: TaskImage, preparation: InputPrepar
     case "as-is":
       return 0;
     case "recode": {
-      const { plan } = preparation;
-      return estimateCodecBytes(pixels, image.format, plan.target, image.bytes.length, plan.bytesPerPixel, plan.quality);
+      return estimateCodecBytes(pixels, preparation.plan.price, image.bytes.length);
     }
     case "shrink":
       // The rows, then (once they are read) the small copy encoded as PNG by the general encoder.
-      return Math.max(pictureRowsBytes(image.bytes, image), estimateCodecBytes(preparation.width * preparation.height, "png", "png", 0));
+      return Math.max(pictureRowsBytes(image.bytes, image), encodedCopyBytes(preparation.width * preparation.height));
     case "whole":
-      return estimateCodecBytes(pixels, image.format, "png", image.bytes.length);
+      return estimateCodecBytes(pixels, generalPrice(image.format, "png", image.bytes.length, pixels), image.bytes.length);
   }
+}
+
+/** A small copy's raster encoded as PNG by the general encoder. */
+function encodedCopyBytes(pixels: number): number {
+  return estimateCodecBytes(pixels, generalPrice("png", "png", 0, pixels), 0);
 }
 
 /** The image as `accepts` takes it: unchanged when it already is, converted otherwise. */

@@ -17,7 +17,7 @@
 // Each path's peak is priced before the charge (memoryFor in index.ts) with the figures below,
 // which `npm run bench:codecs` measures (memory cases model-*).
 
-import { decodeImage, estimateCodecBytes, planRecode, type RasterImage } from "../../codecs";
+import { decodeImage, estimateCodecBytes, generalPrice, planRecode, type RasterImage } from "../../codecs";
 import { ISOLATE_CODEC_BUDGET } from "../../codecs/limits";
 import { encodeRasterBands } from "../../codecs/native";
 import { composeOrientations, orientedPoint, readOrientation, type Orientation } from "../../codecs/orientation";
@@ -78,7 +78,8 @@ function workingCopyOf(rows: PictureRows, sizes: WorkingSizes): RasterImage {
 
 /** What workingRaster costs at its peak. */
 export function workingRasterBytes(image: TaskImage): number {
-  if (isWhole(image, SIZES)) return estimateCodecBytes(image.width * image.height, image.format, "png", image.bytes.length);
+  const pixels = image.width * image.height;
+  if (isWhole(image, SIZES)) return estimateCodecBytes(pixels, generalPrice(image.format, "png", image.bytes.length, pixels), image.bytes.length);
   return pictureRowsBytes(image.bytes, image) + WORKING_COPY_BYTES_PER_PIXEL * LOCAL_WORKING_PIXELS;
 }
 
@@ -132,7 +133,8 @@ export function cutOutPhotoBytes(image: TaskImage): number {
   if (isWhole(image, SIZES)) return workingRasterBytes(image);
   const upright = uprightSize(image);
   const out = cutOutSize(image, upright.width, upright.height);
-  const work = estimateCodecBytes(LOCAL_WORKING_PIXELS, image.format, null, image.bytes.length, CUTOUT_WORK_BYTES_PER_PIXEL);
+  const general = generalPrice(image.format, null, image.bytes.length, LOCAL_WORKING_PIXELS);
+  const work = estimateCodecBytes(LOCAL_WORKING_PIXELS, { ...general, perPixel: CUTOUT_WORK_BYTES_PER_PIXEL }, image.bytes.length);
   const write = pictureRowsBytes(image.bytes, image) + MASK_BYTES_PER_PIXEL * LOCAL_WORKING_PIXELS + CUTOUT_WRITER_BYTES_PER_PIXEL * out.width * out.height;
   return Math.max(workingRasterBytes(image), work, write);
 }
@@ -290,7 +292,8 @@ export function editPhotoBytes(image: TaskImage, plan: EditPlan): number {
   if (plan.operations.length === 1 && plan.operations[0]!.kind === "remove_background") return cutOutPhotoBytes(image);
   const edit = isWhole(image, SIZES) ? null : photoEditOf(plan, image.width, image.height, readOrientation(image.bytes, image.format));
   if (!edit) return workingRasterBytes(image);
-  const writer = image.format === "heic" ? HEIC_EDIT_WRITER_BYTES_PER_PIXEL : (planRecode(image.bytes, image, "jpeg", { quality: ANSWER_QUALITY }).bytesPerPixel ?? HEIC_EDIT_WRITER_BYTES_PER_PIXEL);
+  const toJpeg = image.format === "heic" ? null : planRecode(image.bytes, image, "jpeg", { quality: ANSWER_QUALITY });
+  const writer = toJpeg?.route ? toJpeg.price.perPixel : HEIC_EDIT_WRITER_BYTES_PER_PIXEL;
   return pictureRowsBytes(image.bytes, image) + writer * edit.crop.width * edit.crop.height;
 }
 
