@@ -33,10 +33,10 @@ const MAX_WHOLE_READ_BYTES = 40 * 1024 * 1024;
 /**
  * Bytes a preview made from a PNG stream holds besides its sums and rows: the preview's WebP
  * encode, zlib's inflater and its output pieces (new arrays, until collected), the stream's
- * pieces in flight. Set from the memory child's measurement (preview-upscale-*: 19.7 MB for an
- * 8192 x 8192 result).
+ * pieces in flight. Set from the memory child's measurement (preview-upscale-*: the stored
+ * 8192 x 8192 upscale's preview peaks at 37.4 MB; docs/codecs.md).
  */
-const STREAMED_PREVIEW_BYTES = 20 * 1024 * 1024;
+const STREAMED_PREVIEW_BYTES = 36 * 1024 * 1024;
 /** Per source column: the two rows a PNG reader unfilters (at most 8 B/px each for 16-bit RGBA), the RGBA row, the column table. */
 const STREAMED_BYTES_PER_COLUMN = 2 * 8 + 4 + 4;
 
