@@ -627,9 +627,13 @@ async function run(spec: MemorySpec, bodyPath: string): Promise<MemoryReport> {
   };
 }
 
-/** The route's facts as the planner reads them again: a HEIC's layout (tile offsets) kept to its turns, all its price reads. */
+/**
+ * The route's facts as the planner reads them again: a HEIC's layout without its list of coded
+ * tiles (offsets and lengths: long, and no price reads them); its turns and the grid's sizes
+ * (the picture's, a tile's, the columns and rows) stay, as the grid AVIF row's price reads them.
+ */
 function recordedFacts(facts: unknown): unknown {
-  return JSON.parse(JSON.stringify(facts, (key, value: unknown) => (key === "tiles" && value !== null && typeof value === "object" ? { turns: (value as { turns: number }).turns } : value)));
+  return JSON.parse(JSON.stringify(facts, (key, value: unknown) => (key === "tiles" && Array.isArray(value) ? undefined : value)));
 }
 
 const spec = JSON.parse(process.argv[2] ?? "{}") as MemorySpec;
