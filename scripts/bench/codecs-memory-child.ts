@@ -306,10 +306,11 @@ async function readUpload(bodyPath: string, how: "spliced" | "parsed"): Promise<
 }
 
 interface ToolModules {
-  upscaleRows(image: unknown, factor: number): unknown;
+  upscaleRows(picture: unknown, factor: number): unknown;
+  pictureRows(bytes: Uint8Array, header: { format: string; width: number; height: number }): Promise<unknown>;
   pngPieces(rows: unknown): AsyncIterable<Uint8Array>;
   hostPieces(bucket: unknown, baseUrl: string, pieces: AsyncIterable<Uint8Array>, kind: string): Promise<{ bytes: number }>;
-  estimateUpscaleBytes(source: { width: number; height: number; format: string; bytes: number }, factor: number): number;
+  estimateUpscaleBytes(source: { width: number; height: number; format: string; bytes: Uint8Array }, factor: number): number;
   UPSCALE_OUTPUT_LIMITS: { streamed: number };
   previewOfStored(file: { size: number; contentType: string | undefined; body: ReadableStream<Uint8Array>; arrayBuffer(): Promise<ArrayBuffer> }): Promise<{ data: string } | null>;
   previewBytes(file: { format: string; width: number; height: number; bytes: Uint8Array; stored: boolean }): number;
@@ -318,7 +319,7 @@ interface ToolModules {
 /** The service's upscale and preview modules (loaded before the baseline). */
 async function toolModules(): Promise<ToolModules> {
   const load = (file: string) => import(pathToFileURL(path.join(REPO_ROOT, "src", file)).href);
-  const modules = await Promise.all(["providers/local/upscale.ts", "codecs/native.ts", "storage/results.ts", "providers/upscale-limits.ts", "mcp/preview.ts"].map(load));
+  const modules = await Promise.all(["providers/local/upscale.ts", "codecs/picture-rows.ts", "codecs/native.ts", "storage/results.ts", "providers/upscale-limits.ts", "mcp/preview.ts"].map(load));
   return Object.assign({}, ...modules) as ToolModules;
 }
 
@@ -359,7 +360,7 @@ async function storedResult(spec: MemorySpec, dir: string, codecs: Awaited<Retur
   const limit = tools.UPSCALE_OUTPUT_LIMITS.streamed;
   if (header.width * header.height * spec.factor * spec.factor > limit) throw new Error(`at most ${limit} pixels can be written by the upscale tool`);
   const file = path.join(dir, "stored.png");
-  await tools.hostPieces(diskBucket(file), "http://bench", tools.pngPieces(tools.upscaleRows(await codecs.decodeImage(bytes, header), spec.factor)), "png");
+  await tools.hostPieces(diskBucket(file), "http://bench", tools.pngPieces(tools.upscaleRows(await tools.pictureRows(bytes, header), spec.factor)), "png");
   return file;
 }
 
@@ -378,12 +379,13 @@ async function toolCase(spec: MemorySpec, bodyPath: string, stored: string, code
     const header = codecs.readHeader(bytes, format);
     const limit = tools.UPSCALE_OUTPUT_LIMITS.streamed;
     if (header.width * header.height * factor * factor > limit) throw new Error(`at most ${limit} pixels can be written by the upscale tool`);
-    const raster = await codecs.decodeImage(bytes, header);
+    // As the local provider reads it: the file's rows in bands (a whole decode for the formats the row source leaves).
+    const picture = await tools.pictureRows(bytes, header);
     sample();
     stage = "encode";
-    const hosted = await tools.hostPieces(droppingBucket, "http://bench", tools.pngPieces(tools.upscaleRows(raster, factor)), "png");
+    const hosted = await tools.hostPieces(droppingBucket, "http://bench", tools.pngPieces(tools.upscaleRows(picture, factor)), "png");
     sample();
-    const estimate = tools.estimateUpscaleBytes({ width: header.width, height: header.height, format, bytes: bytes.length }, factor);
+    const estimate = tools.estimateUpscaleBytes({ ...header, bytes }, factor);
     return { estimate, inputBytes: bytes.length, outputBytes: hosted.bytes, row: "upscale" };
   }
   const size = statSync(stored).size;

@@ -15,6 +15,7 @@ import type { ImageHeader, RasterImage } from "./formats.ts";
 import { decodeImage } from "./decode.ts";
 import { rgbaRows, type RgbaRows } from "./native.ts";
 import { applyOrientation, readOrientation, type Orientation } from "./orientation.ts";
+import { imageHasAlpha } from "./raster.ts";
 import { planRecode, runRecode } from "./recode.ts";
 import { estimateCodecBytes, generalPrice, ISOLATE_CODEC_BUDGET } from "./limits.ts";
 import { termsOf } from "./recode-cost.ts";
@@ -24,6 +25,11 @@ import { readRouteFacts } from "./route-table.ts";
 export interface PictureRows {
   width: number;
   height: number;
+  /**
+   * Whether any pixel may be translucent: only where the picture was decoded whole (the row
+   * source composites alpha onto black), and then only if its raster has a pixel under 255.
+   */
+  alpha: boolean;
   /** RGBA bands, top to bottom; each band's buffer is the caller's until it asks for the next. */
   bands(): Iterable<RasterImage>;
 }
@@ -56,6 +62,7 @@ export async function pictureRows(bytes: Uint8Array, header: ImageHeader, orient
   return {
     width,
     height,
+    alpha: false,
     bands: () => {
       const rows = first ?? read();
       first = null;
@@ -139,8 +146,20 @@ const BAND_ROWS = 16;
  * by `turn` from the stored pixels instead.
  */
 function wholeRows(upright: RasterImage, turn: Orientation, own: Orientation): PictureRows {
-  const image = turn === own ? upright : applyOrientation(applyOrientation(upright, INVERSE[own]), turn);
-  return { width: image.width, height: image.height, bands: () => [image] };
+  return rasterPicture(turn === own ? upright : applyOrientation(applyOrientation(upright, INVERSE[own]), turn));
+}
+
+/** A raster already whole, as one band (read as often as asked); its alpha is looked at only if asked. */
+export function rasterPicture(image: RasterImage): PictureRows {
+  let alpha: boolean | undefined;
+  return {
+    width: image.width,
+    height: image.height,
+    get alpha() {
+      return (alpha ??= imageHasAlpha(image));
+    },
+    bands: () => [image],
+  };
 }
 
 /** The orientation that undoes each one (the quarter turns 6 and 8 undo each other). */

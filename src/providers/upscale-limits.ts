@@ -1,8 +1,8 @@
 // How large an upscale may get, whatever the provider, and what a local one costs the isolate's
 // memory: both known from the input's header before any credit is taken.
 
-import type { InputFormat } from "../codecs/formats.ts";
-import { estimateCodecBytes, generalPrice } from "../codecs/limits.ts";
+import type { ImageHeader } from "../codecs/formats.ts";
+import { pictureRowsBytes } from "../codecs/picture-rows.ts";
 import { PixelgateError } from "../errors.ts";
 import type { ScaleFactor } from "./types.ts";
 
@@ -66,7 +66,7 @@ function count(n: number): string {
 }
 
 /**
- * What the local upscaler holds beside the decoded source and whatever its decoder left behind,
+ * What the local upscaler holds beside the source's reading (its bands, or its whole decode),
  * whatever the size: one upload part (8 MiB, storage/results.ts), a band of output rows and its
  * filtered copy (1 MB each at most), an IDAT chunk, zlib's state and its output in flight, and
  * what a collection has not yet taken back of it. Set from the memory child's measurements
@@ -81,14 +81,12 @@ const UPSCALE_WORKING_BYTES = 24 * 1024 * 1024;
 const WIDENED_BYTES_PER_OUTPUT_COLUMN = 7 * 16 + 16;
 
 /**
- * The memory a local upscale needs at its peak, for the memory gate: the source's decode (as a
- * codec call decoding it is estimated: the decoder, the raster it returns, the upload), all of
- * which may still be held while the rows are written (the raster is read to the end; a WASM
- * decoder's memory goes only when collected), plus the upscaler's working set. It grows with the
- * output's width, not its area: the output is never whole.
+ * The memory a local upscale needs at its peak, for the memory gate: reading the source's rows
+ * (codecs/picture-rows.ts pictureRowsBytes: a JPEG, PNG or WebP's row source in bands, else its
+ * whole decode, and the upload), all of which is held while the rows are written, plus the
+ * upscaler's working set. Beside the source's reading it grows with the output's width, not its
+ * area: the output is never whole.
  */
-export function estimateUpscaleBytes(source: { width: number; height: number; format: InputFormat; bytes: number }, factor: ScaleFactor): number {
-  const pixels = source.width * source.height;
-  const decode = estimateCodecBytes(pixels, generalPrice(source.format, null, source.bytes, pixels), source.bytes);
-  return decode + UPSCALE_WORKING_BYTES + WIDENED_BYTES_PER_OUTPUT_COLUMN * source.width * factor;
+export function estimateUpscaleBytes(source: ImageHeader & { bytes: Uint8Array }, factor: ScaleFactor): number {
+  return pictureRowsBytes(source.bytes, source) + UPSCALE_WORKING_BYTES + WIDENED_BYTES_PER_OUTPUT_COLUMN * source.width * factor;
 }

@@ -95,7 +95,7 @@ export const upscaleImage = defineTool({
     checkTask(task, model);
     assertInlineFits(image, factor, input.responseFormat);
     // The items of one batch share their context: one group at the gate (memory-gate.ts).
-    const estimate = estimateUpscaleBytes({ ...image, bytes: image.bytes.length }, factor);
+    const estimate = estimateUpscaleBytes(image, factor);
     const permit = model.provider === "local" ? await isolateCodecGate.acquire(estimate, ctx, waitingBytes(image.bytes.length)) : null;
     return { task, model, responseFormat: input.responseFormat, permit };
   },

@@ -1,4 +1,3 @@
-import { decodeImage } from "../../codecs";
 import type { RasterImage } from "../../codecs/formats";
 import { dimensionsFor } from "../aspect";
 import type { ImageProvider, ProviderTask, TaskImage } from "../types";
@@ -8,6 +7,7 @@ import { renderScene } from "./render";
 import { composeSvg } from "./svg-composer";
 import { assertUpscaleFits, UPSCALE_OUTPUT_LIMITS } from "../upscale-limits";
 import { upscaleRows } from "./upscale";
+import { pictureRows } from "../../codecs/picture-rows";
 
 // The built-in provider: offline, deterministic, and honest about being classical image
 // processing rather than a neural model. It serves every task, so `npm start` works with no
@@ -17,10 +17,6 @@ import { upscaleRows } from "./upscale";
 export const LOCAL_RENDER_LONG_SIDE = 1024;
 /** What the general image model does for `action: upscale` on edit. */
 const EDIT_UPSCALE_FACTOR = 2;
-
-function decode(image: TaskImage): Promise<RasterImage> {
-  return decodeImage(image.bytes, image);
-}
 
 /** What an edit does, decided from the action and the instruction. */
 function planFor(task: Extract<ProviderTask, { kind: "edit" }>): EditPlan {
@@ -76,7 +72,7 @@ export const localProvider: ImageProvider = {
         return cutOutPhoto(task.image);
       case "upscale":
         // Rows, made as the hosted file is written: the output is never whole (upscaleRows).
-        return { kind: "rows", rows: upscaleRows(await decode(task.image), task.factor), costUsd: 0 };
+        return { kind: "rows", rows: upscaleRows(await pictureRows(task.image.bytes, task.image), task.factor), costUsd: 0 };
       case "svg":
         return { kind: "svg", markup: composeSvg({ prompt: task.prompt, style: task.style, seed: task.seed }), costUsd: 0 };
     }

@@ -5,7 +5,7 @@
 // are computed once per phase (factor sets of 6 taps) instead of once per output pixel.
 
 import type { RasterImage, RasterRows } from "../../codecs/formats.ts";
-import { imageHasAlpha } from "../../codecs/raster.ts";
+import { rasterPicture, type PictureRows } from "../../codecs/picture-rows.ts";
 import type { ScaleFactor } from "../types.ts";
 import { assertUpscaleFits, UPSCALE_OUTPUT_LIMITS } from "../upscale-limits.ts";
 import { premultiplyInto, unpremultiplyInto } from "./edit/alpha.ts";
@@ -18,23 +18,25 @@ const TAPS = 2 * LOBES;
 const BAND_BYTES = 1 << 20;
 
 /**
- * The image enlarged to exactly width*factor x height*factor with a Lanczos-3 filter, as bands of
- * whole RGBA rows, top to bottom, each band made only when asked for. What is held meanwhile is
- * the source and a few of its rows widened (float, the 6 the vertical taps read and the next):
- * never the output, which at 8192 x 8192 would be 256 MB. Each band is a view of one buffer,
- * valid until the next is asked for (the arrays are reused, so the garbage they would leave
- * between collections does not count against the isolate). `alpha`: whether any output pixel may
- * be translucent (the source has alpha).
+ * The picture enlarged to exactly width*factor x height*factor with a Lanczos-3 filter, as bands
+ * of whole RGBA rows, top to bottom, each band made only when asked for. The source is read a
+ * band at a time too (codecs/picture-rows.ts: a JPEG, PNG or WebP through the row source), each
+ * row once, as the window moves down it: what is held meanwhile is the source's current band
+ * and a few of its rows widened (float, the 6 the vertical taps read and the next), never the
+ * output, which at 8192 x 8192 would be 256 MB. Each band is a view of one buffer, valid until
+ * the next is asked for (the arrays are reused, so the garbage they would leave between
+ * collections does not count against the isolate). `alpha`: whether any output pixel may be
+ * translucent (the source may be).
  */
-export function upscaleRows(image: RasterImage, factor: ScaleFactor): RasterRows {
-  const transparent = imageHasAlpha(image);
-  return { width: image.width * factor, height: image.height * factor, alpha: transparent, bands: lanczosBands(image, factor, transparent) };
+export function upscaleRows(source: PictureRows, factor: ScaleFactor): RasterRows {
+  const transparent = source.alpha;
+  return { width: source.width * factor, height: source.height * factor, alpha: transparent, bands: lanczosBands(source, factor, transparent) };
 }
 
 /** The image enlarged whole: for an upscale step of the local editor, whose next step reads the raster. */
 export function upscaleLanczos(image: RasterImage, factor: ScaleFactor): RasterImage {
   assertUpscaleFits(image.width, image.height, factor, "image", UPSCALE_OUTPUT_LIMITS.raster);
-  const { width, height, bands } = upscaleRows(image, factor);
+  const { width, height, bands } = upscaleRows(rasterPicture(image), factor);
   const out = new Uint8ClampedArray(width * height * 4);
   let at = 0;
   for (const band of bands) {
@@ -44,13 +46,13 @@ export function upscaleLanczos(image: RasterImage, factor: ScaleFactor): RasterI
   return { width, height, data: out };
 }
 
-function* lanczosBands(image: RasterImage, factor: ScaleFactor, transparent: boolean): Generator<Uint8ClampedArray> {
-  const { width: w, height: h } = image;
+function* lanczosBands(source: PictureRows, factor: ScaleFactor, transparent: boolean): Generator<Uint8ClampedArray> {
+  const { width: w, height: h } = source;
   const ow = w * factor;
   const oh = h * factor;
   const rowLength = ow * 4;
   const phases = phaseWeights(factor);
-  const widen = rowWidener(image, factor, phases);
+  const widen = rowWidener(w, sourceRows(source), factor, phases);
   // Widened source rows by row number (edges clamped): the vertical pass of an output row reads
   // 6 consecutive ones, and the window moves down one source row every `factor` output rows.
   // A row that drops out of the window lends its array to the next one widened.
@@ -97,11 +99,32 @@ function* lanczosBands(image: RasterImage, factor: ScaleFactor, transparent: boo
 }
 
 /**
+ * Row y of the source's RGBA bytes, for y never less than the last asked for: the bands are read
+ * on as far as y's, so a row is valid only until a row of a later band is asked for (the
+ * widener copies each row out as it is asked).
+ */
+function sourceRows(source: PictureRows): (y: number) => Uint8ClampedArray {
+  const bands = source.bands()[Symbol.iterator]();
+  const rowBytes = source.width * 4;
+  let band: RasterImage | null = null;
+  let top = 0;
+  return (y) => {
+    while (!band || y >= top + band.height) {
+      if (band) top += band.height;
+      const next = bands.next();
+      if (next.done) throw new Error(`The picture's bands ended before row ${y} of ${source.height}.`);
+      band = next.value;
+    }
+    if (y < top) throw new Error(`Source row ${y} was asked for after row ${top}: its band is gone.`);
+    return band.data.subarray((y - top) * rowBytes, (y - top + 1) * rowBytes);
+  };
+}
+
+/**
  * The horizontal pass, one source row at a time: row y widened to w*factor into `wide`,
  * premultiplied and kept in float (negative lobes included), so transparent pixels lend no colour.
  */
-function rowWidener(image: RasterImage, factor: number, phases: Phases): (y: number, wide: Float32Array) => Float32Array {
-  const { width: w, data } = image;
+function rowWidener(w: number, rowOf: (y: number) => Uint8ClampedArray, factor: number, phases: Phases): (y: number, wide: Float32Array) => Float32Array {
   const ow = w * factor;
   // Byte offset within a source row of each tap of each output column, edges clamped.
   const taps = new Int32Array(ow * TAPS);
@@ -112,7 +135,7 @@ function rowWidener(image: RasterImage, factor: number, phases: Phases): (y: num
   }
   const source = new Float32Array(w * 4);
   return (y, wide) => {
-    premultiplyInto(data.subarray(y * w * 4, (y + 1) * w * 4), source);
+    premultiplyInto(rowOf(y), source);
     for (let ox = 0, o = 0; ox < ow; ox++, o += 4) {
       const wb = (ox % factor) * TAPS;
       const tb = ox * TAPS;

@@ -3,11 +3,13 @@
 // refused up front with a message that says what would fit.
 
 import { describe, expect, it } from "vitest";
-import type { RasterImage } from "../../../src/codecs/index.ts";
-import { estimateCodecBytes, generalPrice } from "../../../src/codecs/limits.ts";
+import { encodeImage, readHeader, type RasterImage } from "../../../src/codecs/index.ts";
+import { ISOLATE_CODEC_BUDGET } from "../../../src/codecs/limits.ts";
+import { pictureRows, pictureRowsBytes, rasterPicture } from "../../../src/codecs/picture-rows.ts";
 import { upscaleLanczos, upscaleRows } from "../../../src/providers/local/upscale.ts";
 import { assertUpscaleFits, estimateUpscaleBytes, UPSCALE_OUTPUT_LIMITS } from "../../../src/providers/upscale-limits.ts";
 import { image, pixelAt } from "../../codecs/support.ts";
+import { noise } from "../../support/pictures.ts";
 import { prng } from "../../support/prng.ts";
 import { thrown } from "../../support/thrown.ts";
 
@@ -93,7 +95,7 @@ describe("upscaleRows", () => {
     for (const alpha of [255, 0] as const) {
       const source = image(300, 100, () => [random() * 255, random() * 255, random() * 255, alpha === 255 ? 255 : random() * 255]);
       const whole = upscaleLanczos(source, 4);
-      const rows = upscaleRows(source, 4);
+      const rows = upscaleRows(rasterPicture(source), 4);
       expect([rows.width, rows.height, rows.alpha]).toEqual([1200, 400, alpha !== 255]);
       const first = rows.bands.next();
       expect(first.done).toBe(false);
@@ -158,17 +160,44 @@ describe("assertUpscaleFits", () => {
   });
 });
 
+describe("upscaleRows from a file's bands", () => {
+  it("reads a JPEG a band at a time and gives what the whole decode's upscale gives, opaque", async () => {
+    const bytes = await encodeImage(noise(301, 97), "jpeg");
+    const header = readHeader(bytes, "jpeg");
+    const picture = await pictureRows(bytes, header);
+    // The row source's bands: several, each a few rows, each valid until the next is asked for.
+    const whole = new Uint8ClampedArray(301 * 97 * 4);
+    let at = 0;
+    let bands = 0;
+    for (const band of picture.bands()) (whole.set(band.data, at), (at += band.data.length), bands++);
+    expect(bands).toBeGreaterThan(1);
+    const rows = upscaleRows(await pictureRows(bytes, header), 2);
+    expect([rows.width, rows.height, rows.alpha]).toEqual([602, 194, false]);
+    const expected = upscaleLanczos({ width: 301, height: 97, data: whole }, 2).data;
+    const got = new Uint8ClampedArray(expected.length);
+    at = 0;
+    for (const band of rows.bands) (got.set(band, at), (at += band.length));
+    expect(at).toBe(expected.length);
+    expect(Buffer.from(got).equals(Buffer.from(expected))).toBe(true);
+  });
+});
+
 describe("estimateUpscaleBytes", () => {
-  it("grows with the output's width, not its area: 8x of 1024 x 1024 fits the isolate's budget, far under the 256 MB output raster", () => {
-    const source = { width: 1024, height: 1024, format: "png" as const, bytes: 1_000_000 };
+  it("grows with the output's width, not its area: 8x of 1024 x 1024 fits the isolate's budget, far under the 256 MB output raster", async () => {
+    const png = await encodeImage(noise(1024, 1024), "png");
+    const source = { ...readHeader(png, "png"), bytes: png };
     const at8 = estimateUpscaleBytes(source, 8);
     expect(at8).toBeLessThan(8192 * 8192 * 4 / 4);
-    expect(at8).toBeLessThan(100 * 1024 * 1024);
+    expect(at8).toBeLessThan(ISOLATE_CODEC_BUDGET);
     expect(estimateUpscaleBytes(source, 2)).toBeLessThanOrEqual(at8);
-    // A 12 MP photo holds its decoded source (48 MB) through the whole upscale, and its decode
-    // is estimated as a codec call reading it would be.
-    const photo = { width: 4032, height: 3024, format: "jpeg" as const, bytes: 4_000_000 };
-    expect(estimateUpscaleBytes(photo, 2)).toBeGreaterThan(4032 * 3024 * 4);
-    expect(estimateUpscaleBytes(photo, 2)).toBeGreaterThanOrEqual(estimateCodecBytes(4032 * 3024, generalPrice("jpeg", null, 4_000_000, 4032 * 3024), 4_000_000));
   });
+
+  it("2x of a 12 MP JPEG fits the isolate's codec budget: its rows are read in bands, never as a 48 MB raster", async () => {
+    const jpeg = await encodeImage(noise(4032, 3024), "jpeg");
+    const photo = { ...readHeader(jpeg, "jpeg"), bytes: jpeg };
+    const estimate = estimateUpscaleBytes(photo, 2);
+    expect(estimate).toBeLessThan(ISOLATE_CODEC_BUDGET);
+    // The reading's price and the working set, both counted.
+    expect(estimate).toBeGreaterThan(pictureRowsBytes(jpeg, photo) + 8064 * 112);
+  }, 60_000);
 });
