@@ -1,6 +1,6 @@
 import type { RasterImage } from "../../codecs/formats";
 import { dimensionsFor } from "../aspect";
-import type { ImageProvider, ProviderTask, TaskImage } from "../types";
+import type { ImageProvider, ProviderTask } from "../types";
 import { checkEditFits, planEdit, type EditPlan } from "./edit";
 import { cutOutPhoto, cutOutPhotoBytes, editPhoto, editPhotoBytes, workingRaster, workingRasterBytes } from "./full-size";
 import { renderScene } from "./render";
