@@ -12,7 +12,7 @@ import type { ScaleFactor } from "./types.ts";
  * - `streamed`: the upscale tool, whatever the provider: 8192 x 8192, so 4x of 2048 x 2048, 8x
  *   of 1024 x 1024 and 2x of a 12 MP photo (4032 x 3024 -> 8064 x 6048) fit. The local
  *   upscaler writes such a result as rows straight into the hosted file (upscaleRows, then
- *   codecs/native.ts pngPieces), holding the source and a few widened rows, never the output.
+ *   codecs/native.ts pngPieces), holding a band of the source and a few widened rows, never the output.
  * - `raster`: an upscale step of the local editor (edit's `action: upscale`, "upscale 4x" in a
  *   prompt), whose result is a whole raster the next step reads and the PNG encoder takes:
  *   2048 x 2048, as measured for the model tools' encode (npm run bench:codecs).
