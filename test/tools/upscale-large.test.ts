@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { inflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { readHeader } from "../../src/codecs";
+import { readHeader, type RasterImage } from "../../src/codecs";
 import { replicateProvider } from "../../src/providers/replicate";
 import { rasterPicture } from "../../src/codecs/picture-rows";
 import { upscaleRows } from "../../src/providers/local/upscale";
@@ -85,6 +85,11 @@ async function rowsOf(key: string, width: number, height: number, bpp: number): 
   return rows;
 }
 
+/** Whether pixel `i` (a byte offset) has the colour of the top-left corner: the plain background. */
+function isBackground(image: RasterImage, i: number): boolean {
+  return image.data[i] === image.data[0] && image.data[i + 1] === image.data[1] && image.data[i + 2] === image.data[2];
+}
+
 describe("upscale at real sizes, local", () => {
   it("4x (the default) of a 1024x1024 render gives a 4096x4096 PNG in R2, pixel for pixel the upscaler's rows", async () => {
     const source = discOnPlainBackground(1024, 1024);
@@ -106,6 +111,19 @@ describe("upscale at real sizes, local", () => {
     }
     expect(y).toBe(4096);
   }, 180_000);
+
+  it("2x of a translucent PNG keeps its alpha: an RGBA file, clear where the source is clear", async () => {
+    // A disc on a clear background (a cut-out), decoded whole so its transparency is kept.
+    const source = discOnPlainBackground(200, 120);
+    for (let i = 0; i < source.data.length; i += 4) if (source.data[i + 3] === 255 && isBackground(source, i)) source.data[i + 3] = 0;
+    const { response, body } = await upscale({ image: await dataUriOf(source), model: LOCAL_UPSCALER, scaleFactor: "2x" });
+    expect(response.status, JSON.stringify(body)).toBe(200);
+    const stored = await storedPng(body.result.imageUrl);
+    expect(stored).toMatchObject({ width: 400, height: 240, colorType: 6 });
+    const rows = await rowsOf(stored.key, 400, 240, 4);
+    expect(rows[0]![3]).toBe(0);
+    expect(rows[120]![200 * 4 + 3]).toBe(255);
+  }, 60_000);
 
   it("8x of 1024x1024 reaches 8192x8192, written in multipart parts to R2", async () => {
     // Noise, so the file is far larger than one upload part (8 MiB) and goes up in several.
