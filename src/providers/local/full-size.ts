@@ -47,6 +47,11 @@ const ANSWER_QUALITY = 90;
  * picture-rows.ts). Checked by the memory cases model-* of `npm run bench:codecs`.
  */
 const CUTOUT_WRITER_BYTES_PER_PIXEL = 4.5;
+/**
+ * Held besides when the cut-out is smaller than the photo (the full-size rows shrunk as they
+ * are read): a 24 MP photo's cut-out peaked 0.7 MB over an estimate without it (docs/codecs.md).
+ */
+const CUTOUT_SHRINK_BYTES = 8 * 1024 * 1024;
 const HEIC_EDIT_WRITER_BYTES_PER_PIXEL = 3.5;
 /** Bytes a working pixel: the copy itself (RGBA); the cut-out's work on it (the copy, its cut-out, the flood's queue and masks); the mask and the guide kept while the full-size rows are read. */
 const WORKING_COPY_BYTES_PER_PIXEL = 4;
@@ -121,7 +126,8 @@ export async function cutOutPhoto(image: TaskImage, sizes = SIZES): Promise<Prov
  */
 function cutOutSize(image: TaskImage, width: number, height: number): { width: number; height: number } {
   const left = ISOLATE_CODEC_BUDGET - pictureRowsBytes(image.bytes, image) - MASK_BYTES_PER_PIXEL * LOCAL_WORKING_PIXELS;
-  return fitPixels(width, height, Math.max(LOCAL_WORKING_PIXELS, Math.floor(left / CUTOUT_WRITER_BYTES_PER_PIXEL)));
+  if (CUTOUT_WRITER_BYTES_PER_PIXEL * width * height <= left) return { width, height };
+  return fitPixels(width, height, Math.max(LOCAL_WORKING_PIXELS, Math.floor((left - CUTOUT_SHRINK_BYTES) / CUTOUT_WRITER_BYTES_PER_PIXEL)));
 }
 
 /**
@@ -135,7 +141,8 @@ export function cutOutPhotoBytes(image: TaskImage): number {
   const out = cutOutSize(image, upright.width, upright.height);
   const general = generalPrice(image.format, null, image.bytes.length, LOCAL_WORKING_PIXELS);
   const work = estimateCodecBytes(LOCAL_WORKING_PIXELS, { ...general, perPixel: CUTOUT_WORK_BYTES_PER_PIXEL }, image.bytes.length);
-  const write = pictureRowsBytes(image.bytes, image) + MASK_BYTES_PER_PIXEL * LOCAL_WORKING_PIXELS + CUTOUT_WRITER_BYTES_PER_PIXEL * out.width * out.height;
+  const shrunk = out.width !== upright.width || out.height !== upright.height;
+  const write = pictureRowsBytes(image.bytes, image) + MASK_BYTES_PER_PIXEL * LOCAL_WORKING_PIXELS + CUTOUT_WRITER_BYTES_PER_PIXEL * out.width * out.height + (shrunk ? CUTOUT_SHRINK_BYTES : 0);
   return Math.max(workingRasterBytes(image), work, write);
 }
 
