@@ -1,7 +1,6 @@
 import { decodeImage, encodeImage, estimateCodecBytes, generalPrice, nativeRoute, readHeader, sniffFormat, type ImageFormat, type RasterImage } from "../codecs";
-import { bmpLayout } from "../codecs/bmp";
 import { MODEL_INPUT_MAX_PIXELS } from "../codecs/limits";
-import { streamBmp } from "../codecs/native";
+import { rgbaRows } from "../codecs/native";
 import { readPngRows } from "../codecs/png-rows";
 import { shrinkToFit } from "../raster/shrink";
 import { ShrinkRows } from "../raster/shrink-rows";
@@ -15,7 +14,7 @@ import { base64Of } from "../http/base64-bytes";
 // Every image result gets one, whatever its size. A picture up to MODEL_INPUT_MAX_PIXELS is
 // decoded whole and shrunk; a larger one (an 8192 x 8192 upscale) is shrunk from its rows as a
 // reader hands them out, never decoded whole: a PNG read from R2 as it arrives (png-rows.ts), a
-// JPEG or WebP through our build's row reader (native.ts streamBmp, which composites alpha onto
+// JPEG or WebP through our build's row reader (native.ts rgbaRows, which composites alpha onto
 // black: such a preview of a translucent WebP shows black behind it).
 
 export const PREVIEW_MAX_SIDE = 512;
@@ -90,7 +89,7 @@ export async function previewOf(bytes: Uint8Array, maxSide = PREVIEW_MAX_SIDE): 
     const header = readHeader(bytes, format);
     if (header.width * header.height <= MODEL_INPUT_MAX_PIXELS) return shrinkToFit(await decodeImage(bytes, header), maxSide);
     if (format === "png") return pngRowsPreview(streamOf(bytes), maxSide);
-    if (format === "jpeg" || format === "webp") return bmpRowsPreview(bytes, header, format, maxSide);
+    if (format === "jpeg" || format === "webp") return nativeRowsPreview(bytes, header, format, maxSide);
     return null;
   });
 }
@@ -128,40 +127,15 @@ async function pngRowsPreview(stream: ReadableStream<Uint8Array>, maxSide: numbe
   return read && shrink ? (shrink as ShrinkRows).result() : null;
 }
 
-/**
- * A JPEG or WebP shrunk from the rows of the BMP our build makes of it a band at a time
- * (bottom row first, BGR padded to 4 bytes), never decoded whole.
- */
-function bmpRowsPreview(bytes: Uint8Array, header: { width: number; height: number }, format: "jpeg" | "webp", maxSide: number): RasterImage | null {
-  const bmp = streamBmp(bytes, header, format);
-  if (!bmp) return null;
-  const { headerSize, stride } = bmpLayout(bmp.width, bmp.height);
-  const shrink = new ShrinkRows(bmp.width, bmp.height, maxSide);
-  const row = new Uint8Array(stride);
-  const rgba = new Uint8Array(bmp.width * 4);
-  let skip = headerSize;
-  let filled = 0;
-  let fileRow = 0;
-  for (const piece of bmp.pieces) {
-    for (let at = 0; at < piece.length; ) {
-      if (skip > 0) {
-        const step = Math.min(skip, piece.length - at);
-        (skip -= step), (at += step);
-        continue;
-      }
-      const take = Math.min(stride - filled, piece.length - at);
-      row.set(piece.subarray(at, at + take), filled);
-      (filled += take), (at += take);
-      if (filled < stride) continue;
-      for (let x = 0; x < bmp.width; x++) {
-        rgba[x * 4] = row[x * 3 + 2]!;
-        rgba[x * 4 + 1] = row[x * 3 + 1]!;
-        rgba[x * 4 + 2] = row[x * 3]!;
-        rgba[x * 4 + 3] = 255;
-      }
-      shrink.addRow(bmp.height - 1 - fileRow++, rgba);
-      filled = 0;
-    }
+/** A JPEG or WebP shrunk from the rows our build reads of it (native.ts rgbaRows), one at a time, never decoded whole. */
+function nativeRowsPreview(bytes: Uint8Array, header: { width: number; height: number }, format: "jpeg" | "webp", maxSide: number): RasterImage | null {
+  const rows = rgbaRows(bytes, header, format);
+  if (!rows) return null;
+  const shrink = new ShrinkRows(rows.width, rows.height, maxSide);
+  const row = new Uint8ClampedArray(rows.width * 4);
+  for (let y = 0; y < rows.height; y++) {
+    rows.read(row, 1);
+    shrink.addRow(y, row);
   }
-  return fileRow === bmp.height ? shrink.result() : null;
+  return shrink.result();
 }
