@@ -11,6 +11,10 @@
 //                                             a local server unless one answers at PIXELGATE_URL,
 //                                             and an empty Worker beside it: the runtime's floor)
 //   npm run bench:codecs -- --cases webp-q70-whole,jpeg-q70   only these case ids
+//   npm run bench:codecs -- --memory-runs 5   each memory case in 5 fresh children: the run
+//                                             with the median peak is reported (and recorded),
+//                                             the spread printed beside it; for comparing two
+//                                             trees, where one run's peak can move by a GC
 //   npm run bench:codecs -- --write           also records each measured peak, with what the
 //                                             planner priced it from, in the cost table
 //                                             src/codecs/route-costs.json (replacing the same
@@ -39,7 +43,7 @@ import sharp from "sharp";
 import { DECODE_CASES, ENCODE_CASES, INPUT_KINDS, MEMORY_CASES, sharpPlan, type TimingCase } from "./bench/codecs-cases.ts";
 import { dimensionsFor, encodeInput, photoLike, type InputKind, type Pixels } from "./bench/codecs-images.ts";
 import { burstReport, fixedCostReport, measureFixedCost, tinyBurstsReport, type FixedCostResult } from "./bench/codecs-fixed-cost.ts";
-import { measureMemory } from "./bench/codecs-memory.ts";
+import { medianMemory } from "./bench/codecs-memory.ts";
 import { runCleanups } from "./bench/processes.ts";
 import { readRouteCosts, ROUTE_COSTS, writeRouteCosts } from "./bench/route-costs-file.ts";
 import type { RecordedPeak } from "../src/codecs/recode-cost.ts";
@@ -60,10 +64,12 @@ interface Flags {
   write: boolean;
   /** Case ids to run; empty: all. */
   cases: string[];
+  /** Children per memory case (the median peak's run is reported). */
+  memoryRuns: number;
 }
 
 function parseFlags(argv: string[]): Flags {
-  const flags: Flags = { sizes: DEFAULT_SIZES, quick: false, memory: true, timing: true, fixedCost: true, write: false, cases: [] };
+  const flags: Flags = { sizes: DEFAULT_SIZES, quick: false, memory: true, timing: true, fixedCost: true, write: false, cases: [], memoryRuns: 1 };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === "--quick") flags.quick = true;
@@ -77,7 +83,11 @@ function parseFlags(argv: string[]): Flags {
       if (flags.sizes.some((s) => !(s > 0 && s <= 64))) throw new Error(`--sizes wants megapixel counts such as 0.25,1,4,12, not "${list}"`);
     } else if (arg === "--cases" || arg.startsWith("--cases=")) {
       flags.cases = (arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : (argv[++i] ?? "")).split(",").filter(Boolean);
-    } else throw new Error(`unknown option ${arg} (use --quick, --sizes 0.25,1, --no-memory, --no-timing, --no-fixed-cost, --write, --cases id,id)`);
+    } else if (arg === "--memory-runs" || arg.startsWith("--memory-runs=")) {
+      const count = arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : (argv[++i] ?? "");
+      flags.memoryRuns = Number(count);
+      if (!(Number.isInteger(flags.memoryRuns) && flags.memoryRuns >= 1 && flags.memoryRuns <= 15)) throw new Error(`--memory-runs wants a count from 1 to 15, not "${count}"`);
+    } else throw new Error(`unknown option ${arg} (use --quick, --sizes 0.25,1, --no-memory, --no-timing, --no-fixed-cost, --write, --cases id,id, --memory-runs N)`);
   }
   return flags;
 }
@@ -164,10 +174,10 @@ async function timeSize(inputs: SizeInputs, codecs: Codecs, settings: ServiceSet
   return results;
 }
 
-async function memorySize(inputs: SizeInputs, dir: string, problems: string[], ids: string[]): Promise<MemoryRow[]> {
+async function memorySize(inputs: SizeInputs, dir: string, problems: string[], ids: string[], runs: number): Promise<MemoryRow[]> {
   const rows: MemoryRow[] = [];
   for (const c of selected(MEMORY_CASES, ids)) {
-    const report = await measureMemory({
+    const { report, peaks } = await medianMemory(runs, {
       id: c.id,
       inputPath: inputPath(dir, inputs.megapixels, c.input),
       ...(c.kind === "encode" ? { target: c.target, ...(c.quality === undefined ? {} : { quality: c.quality }), ...(c.resize ? { resize: c.resize } : {}) } : {}),
@@ -176,8 +186,9 @@ async function memorySize(inputs: SizeInputs, dir: string, problems: string[], i
     });
     const refused = !report.ok && isPixelLimitRefusal(String(report.error));
     if (!report.ok && !refused) problems.push(`memory ${c.id} @ ${inputs.megapixels} MP: ${report.error}`);
+    const spread = peaks.length > 1 ? ` (median of ${peaks.length}: ${peaks.map((p) => (p / 2 ** 20).toFixed(1)).join(", ")})` : "";
     const peak = report.ok
-      ? `${(report.peak.total / 2 ** 20).toFixed(1)} MB at ${report.peak.stage}${report.beyondLimit ? " (past the pixel limit: the service refuses this input)" : ""}`
+      ? `${(report.peak.total / 2 ** 20).toFixed(1)} MB at ${report.peak.stage}${spread}${report.beyondLimit ? " (past the pixel limit: the service refuses this input)" : ""}`
       : refused
         ? "over the service's pixel or upload limit for this format (refused before decoding, as the service would)"
         : `BROKEN ${report.error}`;
@@ -297,7 +308,7 @@ async function main(): Promise<number> {
       const inputs = await prepareSize(megapixels, codecs, dir);
       options.warmUp = index === 0; // WASM code is tiered up once per process, not per size
       if (flags.timing) timing.push(...(await timeSize(inputs, codecs, settings, options, problems, flags.cases)));
-      if (flags.memory) memory.push(...(await memorySize(inputs, dir, problems, flags.cases)));
+      if (flags.memory) memory.push(...(await memorySize(inputs, dir, problems, flags.cases, flags.memoryRuns)));
       gc();
     }
   } finally {

@@ -32,6 +32,23 @@ export function measureMemory(spec: MemorySpec): Promise<MemoryReport> {
   });
 }
 
+/**
+ * The case measured in `runs` fresh children, one after another: the report of the run whose
+ * peak is the median (the lower middle of an even count), and every run's peak, lowest first.
+ * A peak can move between runs by when V8 collects a codec instance the call has dropped (the
+ * instance's memory counts until then). A failed run is reported as it failed.
+ */
+export async function medianMemory(runs: number, spec: MemorySpec): Promise<{ report: MemoryReport; peaks: number[] }> {
+  const reports: MemoryReport[] = [];
+  for (let i = 0; i < runs; i++) {
+    const report = await measureMemory(spec);
+    if (!report.ok) return { report, peaks: [] };
+    reports.push(report);
+  }
+  reports.sort((a, b) => a.peak.total - b.peak.total);
+  return { report: reports[(reports.length - 1) >> 1]!, peaks: reports.map((r) => r.peak.total) };
+}
+
 export interface Point {
   pixels: number;
   bytes: number;
