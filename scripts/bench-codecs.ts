@@ -118,16 +118,27 @@ function setupReport(settings: ServiceSettings): string {
   return lines.join("\n");
 }
 
-/** The uploads for one size, their headers, and the rasters the service decodes from them. */
-async function prepareSize(megapixels: number, codecs: Codecs, dir: string): Promise<SizeInputs> {
+/**
+ * The uploads for one size that the selected cases read (`kinds`), their headers, and the
+ * rasters the service decodes from them. An input the service's own encoder will not write at
+ * this size (a GIF, BMP or TIFF past its pixel limit) is left out: its cases are skipped.
+ */
+async function prepareSize(megapixels: number, codecs: Codecs, dir: string, kinds: ReadonlySet<InputKind>, timing: boolean): Promise<SizeInputs> {
   const { width, height } = dimensionsFor(megapixels);
   const opaque = photoLike({ width, height }, false);
   let cutout: Pixels | undefined;
   const files = new Map<string, Uint8Array>();
   const headers = new Map<string, ReturnType<Codecs["readHeader"]>>();
   const rasters = new Map<string, Awaited<ReturnType<Codecs["decodeImage"]>>>();
-  for (const kind of INPUT_KINDS) {
-    const bytes = await encodeInput(kind, opaque, () => (cutout ??= photoLike({ width, height }, true)));
+  for (const kind of INPUT_KINDS.filter((k) => kinds.has(k))) {
+    let bytes: Uint8Array;
+    try {
+      bytes = await encodeInput(kind, opaque, () => (cutout ??= photoLike({ width, height }, true)), (pixels, format) => codecs.encodeImage(pixels, format));
+    } catch (error) {
+      if (!isPixelLimitRefusal(String(error))) throw error;
+      log(`${kind} @ ${megapixels} MP: the service does not write this input at this size; its cases are skipped`);
+      continue;
+    }
     writeFileSync(inputPath(dir, megapixels, kind), bytes);
     const format = codecs.sniffFormat(bytes);
     if (format === null || format === "svg") throw new Error(`the ${kind} input is not recognised`);
@@ -137,7 +148,7 @@ async function prepareSize(megapixels: number, codecs: Codecs, dir: string): Pro
   }
   // Encode cases start from what the service itself decoded from the upload; over the pixel
   // limit, from the same decoder called past the limit check (see decodeBeyondLimit).
-  for (const kind of new Set(ENCODE_CASES.map((c) => c.input))) {
+  for (const kind of timing ? new Set(ENCODE_CASES.map((c) => c.input).filter((k) => files.has(k))) : []) {
     const header = headers.get(kind)!;
     const over = header.width * header.height > codecs.maxPixelsFor(header.format); // PNG stops at 16.7 MP, JPEG at 24
     rasters.set(kind, over ? await decodeBeyondLimit(files.get(kind)!, header.format) : await codecs.decodeImage(files.get(kind)!, header));
@@ -156,7 +167,7 @@ function selected<C extends { id: string }>(cases: C[], ids: string[]): C[] {
 
 async function timeSize(inputs: SizeInputs, codecs: Codecs, settings: ServiceSettings, options: TimingOptions, problems: string[], ids: string[]): Promise<TimingResult[]> {
   const results: TimingResult[] = [];
-  const cases: TimingCase[] = selected([...ENCODE_CASES, ...DECODE_CASES], ids);
+  const cases: TimingCase[] = selected([...ENCODE_CASES, ...DECODE_CASES], ids).filter((c) => inputs.files.has(c.input));
   for (const c of cases) {
     let result: TimingResult;
     try {
@@ -177,6 +188,7 @@ async function timeSize(inputs: SizeInputs, codecs: Codecs, settings: ServiceSet
 async function memorySize(inputs: SizeInputs, dir: string, problems: string[], ids: string[], runs: number): Promise<MemoryRow[]> {
   const rows: MemoryRow[] = [];
   for (const c of selected(MEMORY_CASES, ids)) {
+    if (!inputs.files.has(c.input)) continue;
     const { report, peaks } = await medianMemory(runs, {
       id: c.id,
       inputPath: inputPath(dir, inputs.megapixels, c.input),
@@ -302,10 +314,15 @@ async function main(): Promise<number> {
   const problems: string[] = [];
   const timing: TimingResult[] = [];
   const memory: MemoryRow[] = [];
+  // Only the inputs the selected cases read are made (a HEIC at 12 MP takes heif-enc a while).
+  const kinds = new Set<InputKind>([
+    ...(flags.timing ? selected([...ENCODE_CASES, ...DECODE_CASES], flags.cases) : []),
+    ...(flags.memory ? selected(MEMORY_CASES, flags.cases) : []),
+  ].map((c) => c.input));
   try {
     for (const [index, megapixels] of [...flags.sizes].sort((a, b) => a - b).entries()) {
       log(`${megapixels} MP: generating the inputs`);
-      const inputs = await prepareSize(megapixels, codecs, dir);
+      const inputs = await prepareSize(megapixels, codecs, dir, kinds, flags.timing);
       options.warmUp = index === 0; // WASM code is tiered up once per process, not per size
       if (flags.timing) timing.push(...(await timeSize(inputs, codecs, settings, options, problems, flags.cases)));
       if (flags.memory) memory.push(...(await memorySize(inputs, dir, problems, flags.cases, flags.memoryRuns)));

@@ -148,6 +148,66 @@ export const DECODE_CASES: DecodeCase[] = [
   { kind: "decode", id: "decode-avif", label: "decode avif", input: "avif" },
 ];
 
+const encode = (input: InputKind, target: Format, quality?: number): EncodeCase => ({
+  kind: "encode",
+  id: `${target}${quality === undefined ? "" : `-q${quality}`}-from-${input}`,
+  label: `${quality === undefined ? "convert" : "compress"} ${target}${quality === undefined ? "" : ` q${quality}`} (${input} in)`,
+  input,
+  target,
+  ...(quality === undefined ? {} : { quality }),
+  goalRatio: 0,
+});
+const decodeOnly = (input: InputKind): DecodeCase => ({ kind: "decode", id: `decode-${input}`, label: `decode ${input}`, input });
+
+/**
+ * The variants whose routes (src/codecs/route-table.ts) price with term sets of their own, each
+ * made once so every set in route-costs.json has a recorded peak behind it: memory only. Run
+ * them with `--cases` and their ids (npm run bench:codecs -- --no-timing --no-fixed-cost
+ * --cases ...; TERM_CASE_IDS lists them).
+ */
+const TERM_CASES: MemoryCase[] = [
+  // EXIF-turned JPEGs: the JPEG encoder from oriented planes; a progressive file's rows in bands.
+  encode("jpeg-turned", "jpeg", 70),
+  // A JPEG whose WebP's tokens would not fit beside the rest of the call (12 MP at quality 100):
+  // the encoder codes as it goes.
+  encode("jpeg", "webp", 100),
+  ...(["png", "gif"] as const).map((target) => encode("jpeg-progressive-turned", target)),
+  encode("jpeg-progressive-turned", "png", 70),
+  ...(["gif", "bmp"] as const).map((target) => encode("jpeg-progressive", target)),
+  // PNG (opaque, and with alpha) into the JPEG and WebP encoders.
+  encode("png", "jpeg", 70),
+  encode("png-alpha", "jpeg", 70),
+  encode("png-alpha", "webp", 70),
+  // WebP's rows into the GIF and BMP writers; a lossless WebP with alpha into the encoders.
+  ...(["webp", "webp-lossless", "webp-alpha"] as const).flatMap((input) => (["gif", "bmp"] as const).map((target) => encode(input, target))),
+  ...(["webp", "jpeg"] as const).map((target) => encode("webp-lossless-alpha", target, 70)),
+  // The general path: an interlaced PNG (de-interlaced by the TypeScript decoder) into every
+  // encoder, and the decoders alone (a decode-only call is priced by its decode stage; GIF, BMP
+  // and TIFF uploads are read there whatever the target).
+  ...(["webp", "jpeg", "png", "gif", "bmp", "tiff"] as const).map((target) => encode("png-interlaced", target)),
+  ...(["jpeg", "png", "gif", "bmp", "tiff"] as const).map(decodeOnly),
+  ...(HEIC_INPUT
+    ? [
+        decodeOnly("heic"),
+        // Our decoder's planes of a grid into the GIF and BMP writers, opaque and with alpha; a
+        // grid with alpha into the encoders and the PNG writer.
+        ...(["heic", "heic-alpha"] as const).flatMap((input) => (["gif", "bmp"] as const).map((target) => encode(input, target))),
+        ...(["webp", "jpeg"] as const).map((target) => encode("heic-alpha", target, 70)),
+        encode("heic-alpha", "png"),
+        encode("heic-alpha", "png", 70),
+        // A single image with alpha (libde265's picture and its alpha's), and one turned by irot.
+        ...(["webp", "jpeg"] as const).map((target) => encode("heic-single-alpha", target, 70)),
+        encode("heic-single-alpha", "gif"),
+        encode("heic-single-turned", "gif"),
+        // Mirrored by imir: libheif's planes, opaque and with alpha.
+        ...(["heic-mirrored", "heic-mirrored-alpha"] as const).flatMap((input) => [encode(input, "webp", 70), encode(input, "jpeg", 70), encode(input, "png")]),
+      ]
+    : []),
+];
+
+/** The ids of TERM_CASES, for `--cases`. */
+export const TERM_CASE_IDS = TERM_CASES.map((c) => c.id);
+
 /**
  * Peak memory of one request: every encode case as the tool runs it (decode the upload, then
  * encode), the same targets from a PNG upload (a large input file stays alive through the
@@ -198,6 +258,7 @@ export const MEMORY_CASES: MemoryCase[] = [
         { kind: "encode", id: "avif-q50-from-heic", label: "convert avif q50 (heic in)", input: "heic", target: "avif", goalRatio: 0 } satisfies EncodeCase,
       ]
     : []),
+  ...TERM_CASES,
   // The upscale tool's local path at each factor (a size whose output passes 8192 x 8192 is
   // refused, as the service would), and previews of large results.
   ...([2, 4, 8] as const).flatMap((factor): ToolCase[] => [
@@ -211,7 +272,26 @@ export const MEMORY_CASES: MemoryCase[] = [
   ...MODEL_CASES,
 ];
 
-export const INPUT_KINDS: InputKind[] = ["jpeg", "jpeg-progressive", "png", "png-alpha", "webp", "webp-lossless", "webp-alpha", "avif", ...(HEIC_INPUT ? (["heic"] as const) : []), "jpeg-product"];
+export const INPUT_KINDS: InputKind[] = [
+  "jpeg",
+  "jpeg-progressive",
+  "png",
+  "png-alpha",
+  "webp",
+  "webp-lossless",
+  "webp-alpha",
+  "avif",
+  ...(HEIC_INPUT ? (["heic"] as const) : []),
+  "jpeg-product",
+  "jpeg-turned",
+  "jpeg-progressive-turned",
+  "png-interlaced",
+  "webp-lossless-alpha",
+  "gif",
+  "bmp",
+  "tiff",
+  ...(HEIC_INPUT ? (["heic-alpha", "heic-single-alpha", "heic-single-turned", "heic-mirrored", "heic-mirrored-alpha"] as const) : []),
+];
 
 /** What sharp is asked to do for `c`, at the service's settings. Pure data, printed in the report. */
 export interface SharpPlan {

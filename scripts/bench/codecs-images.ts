@@ -7,7 +7,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import sharp from "sharp";
+import sharp, { type Sharp } from "sharp";
 import { gridHeic } from "../heic-grid.ts";
 // The same seeded generator the hostile-input corpus uses.
 import { prng } from "../../test/support/prng.ts";
@@ -167,7 +167,33 @@ function cutOut(data: Uint8ClampedArray, width: number, height: number): void {
   }
 }
 
-export type InputKind = "jpeg" | "jpeg-progressive" | "png" | "png-alpha" | "webp" | "webp-lossless" | "webp-alpha" | "avif" | "heic" | "jpeg-product";
+export type InputKind =
+  | "jpeg"
+  | "jpeg-progressive"
+  | "png"
+  | "png-alpha"
+  | "webp"
+  | "webp-lossless"
+  | "webp-alpha"
+  | "avif"
+  | "heic"
+  | "jpeg-product"
+  // The variants that take routes of their own (codecs-cases.ts TERM_CASES):
+  | "jpeg-turned"
+  | "jpeg-progressive-turned"
+  | "png-interlaced"
+  | "webp-lossless-alpha"
+  | "gif"
+  | "bmp"
+  | "tiff"
+  | "heic-alpha"
+  | "heic-single-alpha"
+  | "heic-single-turned"
+  | "heic-mirrored"
+  | "heic-mirrored-alpha";
+
+/** The formats the service's own encoders make the inputs of (sharp writes no BMP, and our TIFF reader takes what our writer writes). */
+export type ServiceWritten = "gif" | "bmp" | "tiff";
 
 /**
  * The uploaded file for each input kind, made by sharp from the scene: a camera-like JPEG
@@ -175,10 +201,15 @@ export type InputKind = "jpeg" | "jpeg-progressive" | "png" | "png-alpha" | "web
  * cut-out, a quality-80 WebP (lossy; lossless; lossy with alpha for the cut-out) and a
  * quality-50 AVIF. HEIC comes from Debian's heif-enc at quality 50 (sharp's libvips cannot
  * write HEVC), laid out as phones write it, a grid of 512x512 tiles (scripts/heic-grid.ts):
- * only where heif-enc is installed (HEIC_INPUT).
+ * only where heif-enc is installed (HEIC_INPUT). The variants: the JPEGs held in portrait
+ * (EXIF orientation 6, baseline and progressive), an interlaced PNG (Adam7: the general path
+ * reads it), a lossless WebP with alpha, a GIF, BMP and TIFF written by the service's own
+ * encoders (`service`), the cut-out as a grid HEIC with an alpha grid, and single HEIC images
+ * (heif-enc's own layout) with alpha, turned by irot, or mirrored by imir (which our reader
+ * leaves to libheif), opaque and with alpha.
  */
-export async function encodeInput(kind: InputKind, opaque: Pixels, cutout: () => Pixels): Promise<Uint8Array> {
-  const withAlpha = kind === "png-alpha" || kind === "webp-alpha";
+export async function encodeInput(kind: InputKind, opaque: Pixels, cutout: () => Pixels, service: (pixels: Pixels, format: ServiceWritten) => Promise<Uint8Array>): Promise<Uint8Array> {
+  const withAlpha = ["png-alpha", "webp-alpha", "webp-lossless-alpha", "heic-alpha", "heic-single-alpha", "heic-mirrored-alpha"].includes(kind);
   const source = kind === "jpeg-product" ? onStudioBackdrop(cutout()) : withAlpha ? cutout() : opaque;
   const raw = sharp(Buffer.from(source.data.buffer, source.data.byteOffset, source.data.byteLength), {
     raw: { width: source.width, height: source.height, channels: 4 },
@@ -205,6 +236,50 @@ export async function encodeInput(kind: InputKind, opaque: Pixels, cutout: () =>
     case "jpeg-product":
       // A phone's product shot, held in portrait: the file stored sideways, EXIF orientation 6.
       return image.jpeg({ quality: 90, chromaSubsampling: "4:2:0" }).withMetadata({ orientation: 6 }).toBuffer();
+    case "jpeg-turned":
+      return image.jpeg({ quality: 90, chromaSubsampling: "4:2:0" }).withMetadata({ orientation: 6 }).toBuffer();
+    case "jpeg-progressive-turned":
+      return image.jpeg({ quality: 90, chromaSubsampling: "4:2:0", progressive: true }).withMetadata({ orientation: 6 }).toBuffer();
+    case "png-interlaced":
+      return image.png({ compressionLevel: 6, progressive: true }).toBuffer();
+    case "webp-lossless-alpha":
+      return image.webp({ lossless: true }).toBuffer();
+    case "gif":
+    case "bmp":
+    case "tiff":
+      return service(source, kind);
+    case "heic-alpha":
+      return gridHeic(image, source.width, source.height, { tileWidth: 512, tileHeight: 512, args: ["-q", "50"] });
+    case "heic-single-alpha":
+      return singleHeic(image, null);
+    case "heic-single-turned":
+      return singleHeic(image, { box: "irot", value: 1 });
+    case "heic-mirrored":
+    case "heic-mirrored-alpha":
+      return singleHeic(image, { box: "imir", value: 0 });
+  }
+}
+
+/**
+ * One HEVC image as heif-enc writes it, at quality 50; with `transform`, its colour property
+ * (the sRGB profile's colr box) rewritten in place into an irot (a quarter turn) or an imir (a
+ * mirror), as scripts/make-heic-fixtures.ts turns its fixtures.
+ */
+async function singleHeic(image: Sharp, transform: { box: "irot" | "imir"; value: number } | null): Promise<Uint8Array> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "pixelgate-heic-single-"));
+  try {
+    const [png, heic] = [path.join(dir, "in.png"), path.join(dir, "out.heic")];
+    await image.withIccProfile("srgb").png({ compressionLevel: 1 }).toFile(png);
+    execFileSync("heif-enc", ["-q", "50", "-o", heic, png], { stdio: "ignore" });
+    const file = readFileSync(heic);
+    if (!transform) return file;
+    const at = file.indexOf("colr");
+    if (at < 4) throw new Error("heif-enc wrote no colr property to rewrite");
+    file.write(transform.box, at, "latin1");
+    file[at + 4] = transform.value;
+    return file;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
