@@ -246,8 +246,8 @@ const NOTES = `  Notes
 function writeMeasuredPeaks(memory: MemoryRow[]): void {
   const measured = new Date().toISOString().slice(0, 10);
   const peaks: RecordedPeak[] = memory
-    // Only calls the table prices (their terms named): a resized call (resize-cost.ts) and the
-    // tool cases (an upscale, a preview) are priced outside it.
+    // Only calls the table prices (their terms named): the tool cases (an upscale, a preview)
+    // are priced outside it.
     .filter((m) => m.report.ok && m.report.estimate !== undefined && !m.report.beyondLimit && (m.report.keys?.length ?? 0) > 0)
     .map(({ id, megapixels, pixels, report: r }) => ({
       case: id,
@@ -264,6 +264,7 @@ function writeMeasuredPeaks(memory: MemoryRow[]): void {
       facts: r.facts ?? null,
       peak: r.peak.total,
       estimate: r.estimate!,
+      ...(r.resize === undefined ? {} : { resize: r.resize }),
     }));
   const table = readRouteCosts();
   const fresh = new Set(peaks.map((p) => `${p.case}@${p.megapixels}`));

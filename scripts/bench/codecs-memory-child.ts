@@ -100,7 +100,8 @@ export interface MemoryReport {
    * What the memory gate admits this request with (limits.ts estimateCodecBytes of the plan
    * compress and convert make: recode.ts planRecode), the route table's row that runs it
    * ("general": none applies), the terms of the stage that set its price, and what the planner
-   * priced it from (the header's facts, a HEIC's layout kept to its turns; the quality), so the
+   * priced it from (the header's facts, a HEIC's layout kept to its turns; the quality; a
+   * resize's plan), so the
    * estimate can be computed again from the cost table as it then is. Computed after the measurement.
    */
   estimate?: number;
@@ -108,6 +109,8 @@ export interface MemoryReport {
   keys?: readonly string[];
   facts?: unknown;
   quality?: number;
+  /** A resized call's plan (its route's facts kept as `facts` are), to compute its estimate again. */
+  resize?: unknown;
   /** The upload's format, and the target (absent: decode only). */
   input?: string;
   target?: string;
@@ -620,15 +623,17 @@ async function run(spec: MemorySpec, bodyPath: string): Promise<MemoryReport> {
   // The "before" figures of the general path are priced as that path.
   const plan = spec.target && stage === "recode" ? codecs.planRecode(bytes, header, spec.target, options, spec.resize) : null;
   const pixels = header.width * header.height;
-  const price = plan?.price ?? codecs.generalPrice(format, spec.target ?? null, bytes.length, pixels);
+  // A resized call: its plan's stages (resize-cost.ts), the dearer one's terms.
+  const resized = plan?.resize ? codecs.resizedPrice({ format, pixels, inputBytes: bytes.length, target: spec.target!, quality: plan.quality, plan: plan.resize }) : null;
+  const price = resized?.price ?? plan?.price ?? codecs.generalPrice(format, spec.target ?? null, bytes.length, pixels);
   return {
-    // A resized call is priced by resize-cost.ts, not yet by the cost table's terms: no keys, no facts.
-    estimate: plan?.resize ? codecs.estimateResizedBytes({ ...header, bytes }, spec.target!, plan.resize, plan.quality) : codecs.estimateCodecBytes(pixels, price, bytes.length),
-    row: plan?.resize ? `resize: ${plan.resize.route.name}` : (plan?.route?.row.name ?? "general"),
-    keys: plan?.resize ? [] : price.keys,
+    estimate: resized?.estimate ?? codecs.estimateCodecBytes(pixels, price, bytes.length),
+    row: resized?.row ?? plan?.route?.row.name ?? "general",
+    keys: price.keys,
     input: format,
     ...(spec.target ? { target: spec.target } : {}),
     facts: plan?.route && !plan.resize ? recordedFacts(plan.route.facts) : null,
+    ...(plan?.resize ? { resize: recordedFacts(plan.resize) } : {}),
     quality: plan?.quality ?? 100,
     id: spec.id,
     ...measured(),

@@ -1,6 +1,7 @@
 // docs/codecs.md's tables of route costs, generated from src/codecs/route-costs.json between
-// the markers below: every set of terms, the output models, the pixel limits computed from
-// them, and every recorded peak beside the estimate the planner computes for it now.
+// the markers below: every set of terms, the output models, the grid AVIF's and the resize's
+// figures, the pixel limits computed from them, and every recorded peak beside the estimate the
+// planner computes for it now.
 // `bench:codecs -- --write` rewrites them; so does
 //
 //   node scripts/bench/codecs-peaks-doc.ts           write the tables
@@ -40,6 +41,10 @@ export function routeCostsSection(table: RouteCostTable, estimates: readonly Pea
   const outputs = Object.entries(table.outputs)
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([name, o]) => `| ${name} | ${num(o.perInputByte)} | ${num(o.least)} | ${o.most} | ${num(o.mostMiB)} |`);
+  const cells = Object.entries(table.avifCells.chroma).map(
+    ([chroma, c]) => `| ${chroma} | ${c.encoderMiB} | ${c.densest.map(([q, f]) => `${f} at ${q}`).join(", ")} | ${c.photo.map(([q, f]) => `${f} at ${q}`).join(", ")} |`,
+  );
+  const readers = Object.entries(table.resize.rowReaders).map(([reader, r]) => `| ${reader} | ${r.perReadPixel} | ${r.perInputByte} |`);
   const peaks = [...estimates]
     .sort((a, b) => a.peak.case.localeCompare(b.peak.case) || a.peak.megapixels - b.peak.megapixels)
     .map(({ peak: p, row, keys, estimate }) => `| ${p.case} | ${p.megapixels} | ${p.measured} | ${row} | ${keys[0]} | ${mib(p.inputBytes)} | ${mib(p.peak)} | ${mib(estimate)} | ${(p.peak / estimate).toFixed(2)} |`);
@@ -54,6 +59,18 @@ export function routeCostsSection(table: RouteCostTable, estimates: readonly Pea
     "| output | per input byte | least a pixel | most a pixel | most MiB |",
     "|---|---|---|---|---|",
     ...outputs,
+    "",
+    `Grid AVIF cells (avif-cells-cost.ts): ${table.avifCells.fileCopies} copies of the AV1 data held, ${Math.round(table.avifCells.roomUsed * 100)}% of the room left used, ${table.avifCells.hevcTileDecoderMiB} MiB for our HEVC decoder beside a HEIC grid's strips.`,
+    "",
+    "| cells' chroma | libavif for one cell MiB | densest AV1 data a pixel, by quality | a photo's (the least let try), by quality |",
+    "|---|---|---|---|",
+    ...cells,
+    "",
+    `Resize (resize-cost.ts): the answer read out ${table.resize.answerReadPerPixel} bytes a pixel of it, a turned answer's copy ${table.resize.turnCopyPerPixel}, a JPEG answer's coefficients ${table.resize.jpegCoefficientsPerPixel}; our row readers:`,
+    "",
+    "| row reader | per pixel read | per input byte |",
+    "|---|---|---|",
+    ...readers,
     "",
     "| format | read at most (pixels) | written from a raster at most (pixels) |",
     "|---|---|---|",

@@ -56,8 +56,8 @@ export interface Codecs {
   /** The general path's price (a decode alone when `target` is null). */
   generalPrice(input: Format, target: Format | null, inputBytes: number, pixels: number): Price;
   estimateCodecBytes(pixels: number, price: Price, inputBytes: number): number;
-  /** A resized call's estimate (src/codecs/resize-cost.ts). */
-  estimateResizedBytes(source: { width: number; height: number; format: Format; bytes: Uint8Array }, target: Format, plan: ResizePlan, quality: number): number;
+  /** A resized call's estimate and the stage that sets it (src/codecs/resize-cost.ts). */
+  resizedPrice(call: { format: Format; pixels: number; inputBytes: number; target: Format; quality: number; plan: ResizePlan }): { estimate: number; row: string; price: Price };
   /** The answer's size for a resize, or null when it leaves the picture as it is. */
   resizeGeometry(shown: { width: number; height: number }, request: Resize): { width: number; height: number } | null;
   MAX_DECODE_PIXELS: number;

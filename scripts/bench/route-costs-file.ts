@@ -18,7 +18,7 @@ function entries(object: Record<string, unknown>, indent: string): string {
   return `{\n${keys.map((key) => `${indent} ${JSON.stringify(key)}: ${JSON.stringify(object[key])}`).join(",\n")}\n${indent}}`;
 }
 
-/** The table as committed: each term, output, WebP figure, read limit and peak on a line of its own. */
+/** The table as committed: each term, output, WebP, grid AVIF and resize figure, read limit and peak on a line of its own. */
 export function formatRouteCosts(table: RouteCostTable): string {
   const peaks = [...table.peaks].sort((a, b) => a.case.localeCompare(b.case) || a.megapixels - b.megapixels);
   const lines = [
@@ -26,6 +26,8 @@ export function formatRouteCosts(table: RouteCostTable): string {
     ` "about": ${JSON.stringify(table.about)},`,
     ` "margin": ${JSON.stringify(table.margin)},`,
     ` "rampPerPixel": ${JSON.stringify(table.rampPerPixel)},`,
+    ` "avifCells": ${entries(table.avifCells as unknown as Record<string, unknown>, " ")},`,
+    ` "resize": ${entries(table.resize as unknown as Record<string, unknown>, " ")},`,
     ` "terms": ${entries(table.terms, " ")},`,
     ` "outputs": ${entries(table.outputs, " ")},`,
     ` "webp": ${entries(table.webp as unknown as Record<string, unknown>, " ")},`,

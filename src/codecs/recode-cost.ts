@@ -67,6 +67,29 @@ export interface WebpFigures {
   headerBytes: number;
 }
 
+/**
+ * What writing a grid AVIF's cells costs (avif-cells-cost.ts), by the cells' chroma sampling:
+ * libavif's instance for one cell (`encoderMiB`), the most AV1 data a pixel makes at a quality
+ * (`densest`, binary noise's) and the least a pixel is let try with when that would not fit (`photo`).
+ */
+export interface AvifCellsFigures {
+  chroma: Record<"4:2:0" | "4:4:4", { encoderMiB: number; densest: QualityFigures; photo: QualityFigures }>;
+  /** Copies of the AV1 data held at once (the cells as written, the answer's writing). */
+  fileCopies: number;
+  /** The share of what the budget leaves that the file may take. */
+  roomUsed: number;
+  /** Our HEVC decoder's instance for one tile, beside a HEIC grid's strips. */
+  hevcTileDecoderMiB: number;
+}
+
+/** A resized call's own figures (resize-cost.ts, which says what each holds). */
+export interface ResizeFigures {
+  answerReadPerPixel: number;
+  turnCopyPerPixel: number;
+  jpegCoefficientsPerPixel: number;
+  rowReaders: Record<"jpeg" | "jpegProgressive" | "png" | "webp", { perReadPixel: number; perInputByte: number }>;
+}
+
 /** One measured peak, with what the planner prices it from, so its estimate can be computed again. */
 export interface RecordedPeak {
   case: string;
@@ -87,6 +110,8 @@ export interface RecordedPeak {
   peak: number;
   /** The estimate when it was measured (the test computes it again from the table as it is). */
   estimate: number;
+  /** A resized call's plan (resize-cost.ts ResizedCall["plan"]: the answer's size, the size read, the route), its facts without a HEIC's list of tiles. */
+  resize?: unknown;
 }
 
 export interface RouteCostTable {
@@ -95,6 +120,8 @@ export interface RouteCostTable {
   margin: number;
   /** How fast the fixed part grows from a call's floor to a large call's `fixed`, bytes a pixel. */
   rampPerPixel: number;
+  avifCells: AvifCellsFigures;
+  resize: ResizeFigures;
   terms: Record<string, CostTerms>;
   outputs: Record<string, OutputModel>;
   webp: WebpFigures;

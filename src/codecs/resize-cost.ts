@@ -7,45 +7,44 @@
 import { PixelgateError } from "../errors.ts";
 import { FORMAT_INFO, type ImageFormat, type InputFormat } from "./formats.ts";
 import { assertDecodable, assertFormatHolds, assertJpegColourReadable, assertWithinPixelLimit } from "./header.ts";
-import { readJpegFrame } from "./jpeg.ts";
 import { estimateCodecBytes, generalPrice, ISOLATE_CODEC_BUDGET, maxTargetPixelsFor } from "./limits.ts";
-import { priceStages, termsOf, WEBP_LOW_MEMORY, webpDensestPerPixel, type Price } from "./recode-cost.ts";
+import { priceStages, ROUTE_COSTS, termsOf, WEBP_LOW_MEMORY, webpDensestPerPixel, type Price } from "./recode-cost.ts";
 import type { ResizePlan } from "./resize.ts";
 
 /**
- * Bytes a pixel of the answer takes while it is read: the resizer's output in WASM memory and
- * its copy in JavaScript, both alive while it is copied out.
+ * The resize's own figures, from the cost table (route-costs.json `resize`; docs/codecs.md
+ * "Resize" says where each was measured): `answerReadPerPixel`, what a pixel of the answer takes
+ * while it is read (the resizer's output in WASM memory and its copy in JavaScript, both alive
+ * while it is copied out); `turnCopyPerPixel`, the copy an EXIF turn makes of the answer's
+ * raster (the stored one may not be collected yet); `jpegCoefficientsPerPixel`, the JPEG
+ * encoder's whole coefficient array at its largest (the packed store, coef_store.c, never holds
+ * more); `rowReaders`, our own build's row readers in file order (png_rows.c), by a pixel they
+ * read (libjpeg's row buffers at its scaled size, libspng's and zlib's state, libwebp's
+ * macroblock rows) and a byte of the upload (the file copied into WASM memory; a progressive
+ * JPEG's coefficients for the whole image, packed).
  */
-const ANSWER_READ_BYTES_PER_PIXEL = 8;
-
-/** The copy of the answer's raster an EXIF turn makes (the stored one may not be collected yet). */
-const TURN_COPY_BYTES_PER_PIXEL = 4;
-
-/**
- * Our own build's row readers in file order (png_rows.c), by a pixel they read (libjpeg's row
- * buffers at its scaled size, libspng's and zlib's state, libwebp's macroblock rows) and a byte
- * of the upload (the file copied into WASM memory: a JPEG, a lossy WebP; a progressive JPEG's
- * coefficients for the whole image, packed: coef_store.c). Measured (2026-11-27, WASM memory
- * less the answer's raster, resized to 3000 wide, read at full size): a 12 MP baseline JPEG
- * (2.2 MB) 14.4 MB, 24 MP (4.3 MB) 15.1; progressive, 12 MP (2.1 MB) 20.8, 24 MP (4.1 MB) 26.6.
- */
-const ROW_READER = {
-  jpeg: { perReadPixel: 1, perInputByte: 1.2 },
-  jpegProgressive: { perReadPixel: 1, perInputByte: 7 },
-  png: { perReadPixel: 0.3, perInputByte: 0 },
-  webp: { perReadPixel: 1, perInputByte: 1.2 },
-} as const;
-
-/**
- * The JPEG encoder's whole coefficient array at its largest (2 bytes a coefficient, 1.5
- * coefficients a pixel at 4:2:0): the packed store (coef_store.c) never holds more.
- */
-const JPEG_COEFFICIENTS_BYTES_PER_PIXEL = 3;
+const RESIZE = ROUTE_COSTS.resize;
 
 type Source = { width: number; height: number; format: InputFormat; bytes: Uint8Array };
 
+/** The resize's stages' own terms in the cost table (their floor, fixed part and upload). */
+const READING = "resize: reading";
+const ENCODING = "resize: the answer encoded";
+
+/** What a resized call's estimate is computed from: all of it recorded with a measured peak, so the estimate can be computed again. */
+export interface ResizedCall {
+  /** The upload's format, its header's pixels and its bytes. */
+  format: InputFormat;
+  pixels: number;
+  inputBytes: number;
+  target: ImageFormat;
+  quality: number;
+  /** The plan's answer size, the size its filter reads, and how it reads (resize.ts ResizePlan). */
+  plan: Pick<ResizePlan, "width" | "height" | "read"> & { route: Pick<ResizePlan["route"], "name" | "input" | "facts" | "orientation"> };
+}
+
 /** Bytes a pixel of the file the reading stage costs on the plan's route, or null for the general decode. */
-function readBytesPerPixel(source: Source, plan: ResizePlan): number | null {
+function readBytesPerPixel({ pixels, inputBytes, plan }: ResizedCall): number | null {
   const { input, facts } = plan.route;
   if (!input) return null;
   if (input === "heic") {
@@ -54,9 +53,8 @@ function readBytesPerPixel(source: Source, plan: ResizePlan): number | null {
     const ours = tiles !== null && wholePlanes;
     return heicPlanesReadBytesPerPixel(encoding!.alpha, ours ? kind : null, ours && tiles.turns !== 0);
   }
-  const reader = ROW_READER[input === "jpeg" && readJpegFrame(source.bytes).progressive ? "jpegProgressive" : input];
-  const pixels = source.width * source.height;
-  return (reader.perReadPixel * plan.read.width * plan.read.height + reader.perInputByte * source.bytes.length) / pixels;
+  const reader = RESIZE.rowReaders[input === "jpeg" && facts!.jpeg!.progressive ? "jpegProgressive" : input];
+  return (reader.perReadPixel * plan.read.width * plan.read.height + reader.perInputByte * inputBytes) / pixels;
 }
 
 /**
@@ -76,7 +74,7 @@ function heicPlanesReadBytesPerPixel(alpha: boolean, tiles: "grid" | "single" | 
   return Math.max(decode, termsOf(`heic planes (ours) to png, gif, bmp: gif${alpha ? ", alpha" : ""}`).perPixel!);
 }
 
-/** The resize's own terms in the cost table (its floor, fixed part and upload), the stage's bytes a pixel from this file's figures beside them. */
+/** A stage's own terms (its floor, fixed part and upload), its bytes a pixel from this file's figures beside them. */
 function resizeStage(key: string, perPixel: number, inputBytes: number, pixels: number): Price {
   const price = priceStages([[key, "upload"]], inputBytes, pixels);
   return { ...price, perPixel: price.perPixel + perPixel };
@@ -90,7 +88,7 @@ function resizeStage(key: string, perPixel: number, inputBytes: number, pixels: 
  * encoders' figures (limits.ts).
  */
 function answerEncodeBytesPerPixel(target: ImageFormat, quality: number): number | null {
-  if (target === "jpeg") return 4 + termsOf("png into the webp, jpeg encoders: jpeg, alpha").perPixel! + JPEG_COEFFICIENTS_BYTES_PER_PIXEL;
+  if (target === "jpeg") return 4 + termsOf("png into the webp, jpeg encoders: jpeg, alpha").perPixel! + RESIZE.jpegCoefficientsPerPixel;
   if (target !== "webp") return null;
   const densest = webpDensestPerPixel(quality, true);
   return 4 + termsOf("png into the webp, jpeg encoders: webp, alpha").perPixel! + WEBP_LOW_MEMORY.perOutputByte * (densest.vp8 + densest.alpha);
@@ -102,26 +100,39 @@ export function resizedWebpSettings(quality: number, pixels: number): { lowMemor
   return { lowMemory: true, fileBytes: Math.ceil((densest.vp8 + densest.alpha) * pixels) + 4096 };
 }
 
+/** A resized call's estimate, and the stage that sets it: its price (at its own size: the upload's pixels, or the answer's) and the row that names the plan's route. */
+export interface ResizedPrice {
+  estimate: number;
+  row: string;
+  price: Price;
+  /** The pixels the stage that sets the estimate is priced at. */
+  pixels: number;
+}
+
 /**
  * What the memory gate admits a resized call with: the larger of its two stages, each with the
  * fixed costs and the upload (limits.ts estimateCodecBytes). Reading: the reader on its route (or
  * the general decode) and the answer's raster as it comes out; encoding: the answer's encode at
  * the answer's size, and a turned answer's copy.
  */
-export function estimateResizedBytes(source: Source, target: ImageFormat, plan: ResizePlan, quality: number): number {
-  const pixels = source.width * source.height;
+export function resizedPrice(call: ResizedCall): ResizedPrice {
+  const { format, pixels, inputBytes, target, quality, plan } = call;
   const answer = plan.width * plan.height;
-  const { format, bytes } = source;
-  const perPixel = readBytesPerPixel(source, plan);
-  const read =
-    perPixel === null
-      ? estimateCodecBytes(pixels, generalPrice(format, null, bytes.length, pixels), bytes.length) + answer * ANSWER_READ_BYTES_PER_PIXEL
-      : estimateCodecBytes(pixels, resizeStage("resize: reading", perPixel + (answer * ANSWER_READ_BYTES_PER_PIXEL) / pixels, bytes.length, pixels), bytes.length);
-  const turned = plan.route.orientation >= 5 ? answer * TURN_COPY_BYTES_PER_PIXEL : 0;
+  const perPixel = readBytesPerPixel(call);
+  const answerRead = answer * RESIZE.answerReadPerPixel;
+  const readPrice = perPixel === null ? generalPrice(format, null, inputBytes, pixels) : resizeStage(READING, perPixel + answerRead / pixels, inputBytes, pixels);
+  const read = estimateCodecBytes(pixels, readPrice, inputBytes) + (perPixel === null ? answerRead : 0);
+  const turned = plan.route.orientation >= 5 ? answer * RESIZE.turnCopyPerPixel : 0;
   const encodePerPixel = answerEncodeBytesPerPixel(target, quality);
-  const encodePrice = encodePerPixel === null ? generalPrice(format, target, bytes.length, answer) : resizeStage("resize: the answer encoded", encodePerPixel, bytes.length, answer);
-  const encode = estimateCodecBytes(answer, encodePrice, bytes.length) + turned;
-  return Math.max(read, encode);
+  const encodePrice = encodePerPixel === null ? generalPrice(format, target, inputBytes, answer) : resizeStage(ENCODING, encodePerPixel, inputBytes, answer);
+  const encode = estimateCodecBytes(answer, encodePrice, inputBytes) + turned;
+  const row = `resize: ${plan.route.name}`;
+  return read >= encode ? { estimate: read, row, price: readPrice, pixels } : { estimate: encode, row, price: encodePrice, pixels: answer };
+}
+
+/** resizedPrice's estimate for an upload in hand. */
+export function estimateResizedBytes(source: Source, target: ImageFormat, plan: ResizePlan, quality: number): number {
+  return resizedPrice({ format: source.format, pixels: source.width * source.height, inputBytes: source.bytes.length, target, quality, plan }).estimate;
 }
 
 /**

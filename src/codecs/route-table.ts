@@ -7,7 +7,7 @@ import { readJpegFrame, type JpegFrame } from "./jpeg.ts";
 import { maxPixelsFor, SINGLE_AVIF_MAX_PIXELS } from "./limits.ts";
 import { encodePlanes, inPieces, planesToBmp, rgbaRows, type RgbaRows, planesToGif, planesToPng, streamBmp, transcodeJpeg, transcodePng, transcodeToPalette, transcodeToPng, transcodeWebp, type NativeTarget, type PlanesEncoding, type WebpSettings, type YCbCrImage } from "./native.ts";
 import { readOrientation, type Orientation } from "./orientation.ts";
-import { pngLayout, priceStages, termsOf, termsPerPixel, type Stage } from "./recode-cost.ts";
+import { pngLayout, priceStages, ROUTE_COSTS, termsOf, termsPerPixel, type Stage } from "./recode-cost.ts";
 import { readWebpLayout, type WebpLayout } from "./webp.ts";
 import { encodeAvifCells } from "./avif-cells.ts";
 import { avifCellsCost, type AvifCellsCost } from "./avif-cells-cost.ts";
@@ -248,8 +248,8 @@ const AVIF_ROWS: readonly RouteRow[] = [
 ];
 
 /**
- * The grid AVIF rows' own terms (the call's floor, fixed part and upload); the cells are priced
- * beside them by avif-cells-cost.ts, whose figures are not yet terms of the table.
+ * The grid AVIF rows' own terms (the call's floor, fixed part and upload); the cells beside them
+ * by avif-cells-cost.ts, from the table's `avifCells` figures.
  */
 const AVIF_CELLS = "rows into avif cells";
 const cellsBase = (inputBytes: number, pixels: number) => priceStages([stage(AVIF_CELLS)], inputBytes, pixels);
@@ -291,8 +291,8 @@ function heicAvifCost(f: RouteFacts, inputBytes: number, quality: number): AvifC
   return avifCellsCost(cellsBase(inputBytes, pixels), "heic", inputBytes, 1.5, width, height, quality, decode);
 }
 
-/** Our HEVC decoder's instance for one tile (1.4 MB measured), with room. */
-const HEVC_DECODER_BYTES = 2 * 1024 * 1024;
+/** Our HEVC decoder's instance for one tile, beside a grid's strips (route-costs.json `avifCells`). */
+const HEVC_DECODER_BYTES = ROUTE_COSTS.avifCells.hevcTileDecoderMiB * 1024 * 1024;
 
 export const ROUTE_ROWS: readonly RouteRow[] = [
   {

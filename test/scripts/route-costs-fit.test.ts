@@ -12,6 +12,8 @@ const table: RouteCostTable = {
   about: "",
   margin: 0.05,
   rampPerPixel: 64,
+  avifCells: {} as RouteCostTable["avifCells"],
+  resize: {} as RouteCostTable["resize"],
   terms: { "a row: big": { floorMiB: 5, fixedMiB: 10, perPixel: 2 }, "a row: small": { floorMiB: 5, fixedMiB: 10, perPixel: 2 }, upload: { perInputByte: 2 } },
   outputs: {},
   webp: {} as RouteCostTable["webp"],
@@ -21,7 +23,7 @@ const table: RouteCostTable = {
 
 function measured(key: string, pixels: number, peakMiB: number, estimateMiB: number, floorMiB = 5, fixedMiB = 10, perPixel = 2): PeakEstimate {
   const peak: RecordedPeak = { case: `${key}-${pixels}`, megapixels: pixels / 1e6, measured: "2026-11-27", input: "jpeg", target: "webp", quality: 70, pixels, inputBytes: 0, outputBytes: 0, row: "a row", keys: [key, "upload"], facts: null, peak: peakMiB * MiB, estimate: estimateMiB * MiB };
-  return { peak, row: "a row", keys: peak.keys, estimate: estimateMiB * MiB, floor: floorMiB * MiB, fixed: fixedMiB * MiB, perPixel, admitted: true };
+  return { peak, row: "a row", keys: peak.keys, estimate: estimateMiB * MiB, floor: floorMiB * MiB, fixed: fixedMiB * MiB, perPixel, pixels, admitted: true };
 }
 
 describe("the cost table's fit", () => {
