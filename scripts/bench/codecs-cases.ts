@@ -174,6 +174,9 @@ const TERM_CASES: MemoryCase[] = [
   ...(["png", "gif"] as const).map((target) => encode("jpeg-progressive-turned", target)),
   encode("jpeg-progressive-turned", "png", 70),
   ...(["gif", "bmp"] as const).map((target) => encode("jpeg-progressive", target)),
+  // A resize whose answer costs more to encode than the file to read: a PNG to WebP 1800 wide
+  // (run at 4 and 12 MP; smaller pictures are not resized).
+  { kind: "encode", id: "wide-1800-webp-from-png", label: "compress webp q80 1800 wide (png file)", input: "png", target: "webp", quality: 80, goalRatio: 0, whole: true, resize: { width: 1800 } },
   // PNG (opaque, and with alpha) into the JPEG and WebP encoders.
   encode("png", "jpeg", 70),
   encode("png-alpha", "jpeg", 70),
