@@ -10,7 +10,8 @@
 //   npm run bench:codecs -- --no-fixed-cost   without the end-to-end tiny compress (which starts
 //                                             a local server unless one answers at PIXELGATE_URL,
 //                                             and an empty Worker beside it: the runtime's floor)
-//   npm run bench:codecs -- --cases webp-q70-whole,jpeg-q70   only these case ids
+//   npm run bench:codecs -- --cases webp-q70-whole,jpeg-q70   only these case ids ("terms": the
+//                                             route variants' memory cases, bench/codecs-cases.ts TERM_CASES)
 //   npm run bench:codecs -- --memory-runs 5   each memory case in 5 fresh children: the run
 //                                             with the median peak is reported (and recorded),
 //                                             the spread printed beside it; for comparing two
@@ -40,7 +41,7 @@ import path from "node:path";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import sharp from "sharp";
-import { DECODE_CASES, ENCODE_CASES, INPUT_KINDS, MEMORY_CASES, sharpPlan, type TimingCase } from "./bench/codecs-cases.ts";
+import { DECODE_CASES, ENCODE_CASES, INPUT_KINDS, MEMORY_CASES, sharpPlan, TERM_CASE_IDS, type TimingCase } from "./bench/codecs-cases.ts";
 import { dimensionsFor, encodeInput, photoLike, type InputKind, type Pixels } from "./bench/codecs-images.ts";
 import { burstReport, fixedCostReport, measureFixedCost, tinyBurstsReport, type FixedCostResult } from "./bench/codecs-fixed-cost.ts";
 import { medianMemory } from "./bench/codecs-memory.ts";
@@ -82,7 +83,7 @@ function parseFlags(argv: string[]): Flags {
       flags.sizes = list.split(",").map(Number);
       if (flags.sizes.some((s) => !(s > 0 && s <= 64))) throw new Error(`--sizes wants megapixel counts such as 0.25,1,4,12, not "${list}"`);
     } else if (arg === "--cases" || arg.startsWith("--cases=")) {
-      flags.cases = (arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : (argv[++i] ?? "")).split(",").filter(Boolean);
+      flags.cases = (arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : (argv[++i] ?? "")).split(",").filter(Boolean).flatMap((id) => (id === "terms" ? TERM_CASE_IDS : [id]));
     } else if (arg === "--memory-runs" || arg.startsWith("--memory-runs=")) {
       const count = arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : (argv[++i] ?? "");
       flags.memoryRuns = Number(count);

@@ -162,8 +162,7 @@ const decodeOnly = (input: InputKind): DecodeCase => ({ kind: "decode", id: `dec
 /**
  * The variants whose routes (src/codecs/route-table.ts) price with term sets of their own, each
  * made once so every set in route-costs.json has a recorded peak behind it: memory only. Run
- * them with `--cases` and their ids (npm run bench:codecs -- --no-timing --no-fixed-cost
- * --cases ...; TERM_CASE_IDS lists them).
+ * them all with `npm run bench:codecs -- --no-timing --no-fixed-cost --cases terms`.
  */
 const TERM_CASES: MemoryCase[] = [
   // EXIF-turned JPEGs: the JPEG encoder from oriented planes; a progressive file's rows in bands.
@@ -208,7 +207,7 @@ const TERM_CASES: MemoryCase[] = [
     : []),
 ];
 
-/** The ids of TERM_CASES, for `--cases`. */
+/** The ids of TERM_CASES: what `--cases terms` selects. */
 export const TERM_CASE_IDS = TERM_CASES.map((c) => c.id);
 
 /**
