@@ -6,7 +6,7 @@
 // (route-costs.json `avifCells`), measured with the memory child of `npm run bench:codecs`
 // (docs/codecs.md, "AVIF as a grid of cells").
 
-import { cellGrid, type CellGrid } from "./avif-cells.ts";
+import { cellGrid } from "./avif-cells.ts";
 import type { InputFormat } from "./formats.ts";
 import { bytesLeftBeside, maxRecodePixels } from "./limits.ts";
 import { atQuality, ROUTE_COSTS, type Price } from "./recode-cost.ts";
