@@ -50,6 +50,7 @@ import { readRouteCosts, ROUTE_COSTS, writeRouteCosts } from "./bench/route-cost
 import type { RecordedPeak } from "../src/codecs/recode-cost.ts";
 import { analyseLimit, isPixelLimitRefusal, limitReport, MEMORY_BUDGET, memoryTable, resultJson, timingTable, type MemoryRow } from "./bench/codecs-report.ts";
 import { decodeBeyondLimit, loadCodecs, REPO_ROOT, serviceSettings, type Codecs, type ServiceSettings } from "./bench/codecs-service.ts";
+import { WORK_STEPS_FILE, writeWorkSteps } from "./bench/work-steps-file.ts";
 import { timeCase, type SizeInputs, type TimingOptions, type TimingResult } from "./bench/codecs-timing.ts";
 
 const DEFAULT_SIZES = [0.25, 1, 4, 12];
@@ -208,7 +209,8 @@ async function memorySize(inputs: SizeInputs, dir: string, problems: string[], i
     const over = report.ok && report.estimate !== undefined && report.peak.total > report.estimate;
     if (over) problems.push(`memory ${c.id} @ ${inputs.megapixels} MP: peak ${(report.peak.total / 2 ** 20).toFixed(1)} MB over its estimate ${(report.estimate! / 2 ** 20).toFixed(1)}`);
     const estimate = report.ok && report.estimate !== undefined ? `, estimate ${(report.estimate / 2 ** 20).toFixed(1)} MB${over ? " OVER" : ""} (${report.row})` : "";
-    log(`memory ${c.label} @ ${inputs.megapixels} MP: ${peak}${estimate}`);
+    const steps = report.ok && report.steps !== undefined ? `, work ${(report.steps / 1e6).toFixed(1)} M steps${report.estimate ? ` (${(report.steps / report.estimate).toFixed(1)} per admitted byte)` : ""}` : "";
+    log(`memory ${c.label} @ ${inputs.megapixels} MP: ${peak}${estimate}${steps}`);
     const group = c.input === "avif" || (c.kind === "encode" && c.target === "avif") ? "avif" : c.kind === "upscale" || c.kind === "preview" ? "tool" : "other";
     rows.push({ id: c.id, label: c.label, group, megapixels: inputs.megapixels, pixels: inputs.width * inputs.height, report });
   }
@@ -281,6 +283,15 @@ function writeMeasuredPeaks(memory: MemoryRow[]): void {
   if (doc.status !== 0) throw new Error("writing docs/codecs.md's tables failed");
 }
 
+/** --write: each case's loop turns beside what it was admitted with, into the work budget's table. */
+function recordWork(memory: MemoryRow[]): void {
+  const measured = memory
+    .filter((m) => m.report.ok && !m.report.beyondLimit && m.report.steps !== undefined && m.report.estimate !== undefined)
+    .map(({ id, megapixels, report: r }) => ({ case: id, megapixels, steps: r.steps!, admitted: r.estimate! }));
+  const table = writeWorkSteps(measured, new Date().toISOString().slice(0, 10));
+  console.log(`recorded the work of ${measured.length} cases in ${path.relative(REPO_ROOT, WORK_STEPS_FILE)}: ${table.perAdmittedByte} turns per admitted byte at most`);
+}
+
 /** The largest 4:3 photo the service compresses to WebP, as a JPEG: the burst's input. */
 async function burstPhoto(codecs: Codecs): Promise<{ jpeg: Uint8Array; width: number; height: number }> {
   const pixels = Math.min(codecs.maxTargetPixelsFor("webp"), codecs.maxPixelsFor("jpeg"));
@@ -331,7 +342,7 @@ async function main(): Promise<number> {
       gc();
     }
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (!process.env.KEEP_BENCH_INPUTS) rmSync(dir, { recursive: true, force: true });
   }
 
   if (timing.length) {
@@ -339,7 +350,10 @@ async function main(): Promise<number> {
     console.log(timingTable(timing));
   }
   const limit = memory.length ? analyseLimit(memory, codecs.HARD_MAX_PIXELS) : null;
-  if (flags.write && memory.length) writeMeasuredPeaks(memory);
+  if (flags.write && memory.length) {
+    writeMeasuredPeaks(memory);
+    recordWork(memory);
+  }
   const webp12 = memory.find((m) => m.id === "webp-q70" && m.megapixels === 12)?.report;
   if (memory.length) {
     console.log("\nPeak memory of one request (MB = 2^20 bytes; budget 100 MB of the isolate's 128 MB)");

@@ -55,6 +55,8 @@ cd "$REPO"
 # shellcheck disable=SC2086
 em++ $CXXFLAGS -I"$TREE" -I"$TREE/libde265" -o "$OUT" native/hevc/hevc_tile.cc "$OBJECTS"/*.o $LDFLAGS
 
+# Every loop draws on the call's work budget (scripts/wasm-fuel.ts, src/codecs/fuel.ts).
+PATH="$REPO/node_modules/node/bin:$PATH" node "$REPO/scripts/wasm-fuel.ts" "$OUT"
 EMCC_VERSION=$(emcc --version | head -1) CFLAGS=$CXXFLAGS LDFLAGS=$LDFLAGS \
   PATH="$REPO/node_modules/node/bin:$PATH" node "$REPO/scripts/native-manifest.ts" write hevc
 echo "built $OUT ($(wc -c <"$OUT") bytes)"

@@ -81,6 +81,8 @@ cd "$REPO"
 emcc $CFLAGS -DSPNG_STATIC -DSPNG_DISABLE_OPT -o "$OUT" -I"$JPEG" -I"$JPEG/build" -I"$WEBP" -I"$WEBP/src" -I"$ZLIB" -I"$SPNG/spng" -I"$DEFLATE" -I"$DEFLATE/lib" \
   native/*.c $PNG_SOURCES $DEFLATE_SOURCES $(for f in $WEBP_SOURCES; do printf '%s ' "$WEBP/$f"; done) "$JPEG/build/libjpeg.a" $LDFLAGS
 
+# Every loop draws on the call's work budget (scripts/wasm-fuel.ts, src/codecs/fuel.ts).
+PATH="$REPO/node_modules/node/bin:$PATH" node "$REPO/scripts/wasm-fuel.ts" "$OUT"
 EMCC_VERSION=$(emcc --version | head -1) CFLAGS=$CFLAGS LDFLAGS=$LDFLAGS \
   PATH="$REPO/node_modules/node/bin:$PATH" node "$REPO/scripts/native-manifest.ts" write
 echo "built $OUT ($(wc -c <"$OUT") bytes)"

@@ -25,10 +25,17 @@
 // directory is never used (the .wasm is handed to the glue, nothing is read from disk), so the
 // patch reads `__dirname` only where it exists.
 //
+// 4. Work budget: every codec's .wasm is metered (scripts/wasm-fuel.ts): its loops draw on the
+// call's work budget (src/codecs/fuel.ts), so no file can keep a codec running unbounded. An
+// unmetered module would not instantiate (the worker hands every instance the fuel import, which
+// it would ignore) so this step is checked like the others: src/codecs/fuel.ts refuses an
+// instance whose module does not import the fuel.
+//
 // Idempotent; fails loudly when a file has neither form (a jsquash upgrade changed its glue), so
 // a silent slowdown cannot creep back in.
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { meterModule } from "./wasm-fuel.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 
@@ -79,6 +86,29 @@ for (const [file, form] of GLUE_FILES) {
     const { source, state } = patchGlue(readFileSync(full, "utf8"), form);
     if (state === "patched") writeFileSync(full, source);
     console.log(`patch-codecs: ${file}: ${state === "patched" ? "patched" : "already patched"}`);
+  } catch (error) {
+    failed = true;
+    console.error(`patch-codecs: ${file}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+/** The codecs' modules the worker imports (src/codecs/{webp,jpeg,avif,heic}.ts), metered in place. */
+const WASM_FILES = [
+  "@jsquash/webp/codec/enc/webp_enc_simd.wasm",
+  "@jsquash/webp/codec/dec/webp_dec.wasm",
+  "@jsquash/jpeg/codec/enc/mozjpeg_enc.wasm",
+  "@jsquash/jpeg/codec/dec/mozjpeg_dec.wasm",
+  "@jsquash/avif/codec/enc/avif_enc.wasm",
+  "@jsquash/avif/codec/dec/avif_dec.wasm",
+  "libheif-js/libheif-wasm/libheif.wasm",
+];
+
+for (const file of WASM_FILES) {
+  const full = path.join(ROOT, "node_modules", file);
+  try {
+    const before = readFileSync(full);
+    const after = meterModule(before);
+    if (after !== before) writeFileSync(full, after);
+    console.log(`patch-codecs: ${file}: ${after !== before ? "metered" : "already metered"}`);
   } catch (error) {
     failed = true;
     console.error(`patch-codecs: ${file}: ${error instanceof Error ? error.message : String(error)}`);

@@ -114,6 +114,8 @@ export interface MemoryReport {
   /** The upload's format, and the target (absent: decode only). */
   input?: string;
   target?: string;
+  /** Loop turns the codecs took (src/codecs/fuel.ts counts a call's budget in them). */
+  steps?: number;
   /** Kernel peak RSS (VmHWM) minus RSS at the baseline: everything, as a cross-check. */
   rssDelta: number | null;
   wallMs: number;
@@ -127,6 +129,9 @@ interface WasmMemory {
   readonly buffer: ArrayBuffer;
 }
 type WasmImports = Record<string, Record<string, unknown>>;
+interface WasmGlobal {
+  value: unknown;
+}
 interface WasmInstance {
   readonly exports: Record<string, unknown>;
 }
@@ -195,8 +200,22 @@ function sample(): void {
 }
 
 /** What every successful report carries: the peaks sampled and each codec instance's largest memory. */
-function measured(): Pick<MemoryReport, "ok" | "peak" | "stages" | "heap" | "instances"> {
-  return { ok: true, peak, stages, heap: heapPeak, instances: tracked.map((t) => ({ stage: t.stage, bytes: t.max, requested: t.requested || t.max })) };
+function measured(): Pick<MemoryReport, "ok" | "peak" | "stages" | "heap" | "instances" | "steps"> {
+  return { ok: true, peak, stages, heap: heapPeak, instances: tracked.map((t) => ({ stage: t.stage, bytes: t.max, requested: t.requested || t.max })), steps: stepsSpent() };
+}
+
+/**
+ * The fuel each codec instance was handed (src/codecs/fuel.ts): outside a call, every instance
+ * gets a global of its own that starts at 2^63 - 1, so what they spent together is the work
+ * the request's codecs did, in the loop turns a call's budget counts.
+ */
+const fuels = new Set<WasmGlobal>();
+const UNLIMITED_FUEL = 2n ** 63n - 1n;
+
+function stepsSpent(): number {
+  let spent = 0n;
+  for (const fuel of fuels) spent += UNLIMITED_FUEL - (fuel.value as bigint);
+  return Number(spent);
 }
 
 function track(memory: WasmMemory): Tracked {
@@ -254,6 +273,8 @@ function instrumentWebAssembly(): void {
     for (const values of Object.values(imports ?? {})) {
       for (const value of Object.values(values)) if (value instanceof wasmApi.Memory) owner.memory = track(value);
     }
+    const fuel = imports?.pixelgate?.fuel;
+    if (fuel) fuels.add(fuel as WasmGlobal);
     const instance = new NativeInstance(module, sampledImports(imports, owner));
     for (const value of Object.values(instance.exports)) if (value instanceof wasmApi.Memory) owner.memory = track(value);
     sample();
@@ -534,6 +555,7 @@ async function run(spec: MemorySpec, bodyPath: string): Promise<MemoryReport> {
   peak = { total: 0, wasm: 0, js: 0, stage: "decode" };
   heapPeak = 0;
   for (const key of Object.keys(stages) as Stage[]) delete stages[key];
+  fuels.clear();
   const rssReset = resetPeakRss();
   const rss0 = rssKb("VmRSS");
   const started = performance.now();
@@ -547,11 +569,7 @@ async function run(spec: MemorySpec, bodyPath: string): Promise<MemoryReport> {
     return {
       ...tool,
       id: spec.id,
-      ok: true,
-      peak,
-      stages,
-      heap: heapPeak,
-      instances: tracked.map((t) => ({ stage: t.stage, bytes: t.max, requested: t.requested || t.max })),
+      ...measured(),
       decoderMemoryAfterGc: 0,
       rasterBytes: 0,
       rssDelta: rssReset && hwm !== null && rss0 !== null ? (hwm - rss0) * 1024 : null,

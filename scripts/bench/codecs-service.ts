@@ -133,6 +133,16 @@ export function loadCodecs(): Promise<Codecs> {
   return loaded;
 }
 
+/**
+ * The codec layer again, a second copy of every module, whose WASM has the work budget's draws
+ * taken out (test/hostile/node-codec-loader.ts, scripts/wasm-fuel.ts unmeteredCopy): the
+ * baseline `npm run bench:fuel` times the metered layer against.
+ */
+export async function loadUnmeteredCodecs(): Promise<Codecs> {
+  await loadCodecs(); // registers the loader hooks
+  return (await import(`${pathToFileURL(path.join(REPO_ROOT, "src/codecs/index.ts")).href}?unmetered`)) as Codecs;
+}
+
 /** The encoder settings the service uses, so sharp can be given the same ones. */
 export interface ServiceSettings {
   /** libwebp `method` (sharp calls it effort, 0-6). */

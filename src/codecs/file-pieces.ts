@@ -5,6 +5,8 @@
 // service's path; `bytes` joins them for callers that want one array. A BMP (69 MB at 24 MP) is
 // not kept at all: it is made again from the upload each time it is read (a streamed file).
 
+import { onCallBudget } from "./fuel.ts";
+
 /** A file's bytes, in order, and how many there are. */
 export interface FileBytes {
   /** The file as written: one array, its pieces, or (streamed) pieces made as they are read. */
@@ -128,7 +130,7 @@ class StreamedImage implements RecodedImage {
   }
 }
 
-/** A streamed file of `length` bytes: see StreamedImage. */
+/** A streamed file of `length` bytes: see StreamedImage. Its later readings run on the budget of the call that made it (fuel.ts). */
 export function streamedImage(length: number, width: number, height: number, first: Iterator<Uint8Array>, again: () => Iterator<Uint8Array>): RecodedImage {
-  return new StreamedImage(length, width, height, first, again);
+  return new StreamedImage(length, width, height, first, onCallBudget(again));
 }

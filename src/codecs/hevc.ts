@@ -7,6 +7,7 @@
 // freed by pg_hevc_release is the space the next tile's picture takes.
 
 import { invalidImage } from "./bytes.ts";
+import { fuelImports } from "./fuel.ts";
 import nativeHevc from "./native/pixelgate-hevc.wasm";
 import { NativeFailure, type SamplePlane, wasiStubs } from "./native.ts";
 
@@ -64,6 +65,7 @@ export class HevcDecoder {
     const instance = new WebAssembly.Instance(nativeHevc, {
       env: { emscripten_notify_memory_growth: () => {} },
       wasi_snapshot_preview1: wasiStubs,
+      ...fuelImports(nativeHevc),
     });
     this.wasm = instance.exports as unknown as HevcExports;
     this.wasm._initialize();

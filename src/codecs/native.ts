@@ -16,6 +16,7 @@
 
 import { PixelgateError } from "../errors.ts";
 import { bmpLayout } from "./bmp.ts";
+import { fuelImports } from "./fuel.ts";
 import { invalidImage } from "./bytes.ts";
 import { joinPieces, streamedImage, type RecodedImage } from "./file-pieces.ts";
 import nativeWasm from "./native/pixelgate-codecs.wasm";
@@ -181,6 +182,7 @@ function instantiate(file: Uint8Array | undefined, written: Uint8Array[], { plan
       emscripten_notify_memory_growth: () => {},
     },
     wasi_snapshot_preview1: wasiStubs,
+    ...fuelImports(nativeWasm),
   });
   exports = instance.exports as unknown as NativeExports;
   exports._initialize();

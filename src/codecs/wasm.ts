@@ -11,6 +11,7 @@
 // Nothing is instantiated at module load: startup CPU stays low.
 
 import "./location-shim.ts";
+import { fuelImports } from "./fuel.ts";
 
 /** The options jsquash's Emscripten factories accept (the subset used here). */
 interface EmscriptenOptions {
@@ -34,7 +35,7 @@ export function instantiateCodec<M>(factory: unknown, wasm: WebAssembly.Module):
     noInitialRun: true,
     instantiateWasm(imports, done) {
       const growth = new TightGrowth(imports);
-      const instance = new WebAssembly.Instance(wasm, growth.imports);
+      const instance = new WebAssembly.Instance(wasm, { ...growth.imports, ...fuelImports(wasm) });
       growth.attach(instance);
       done(instance);
       return instance.exports;

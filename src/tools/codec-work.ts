@@ -1,4 +1,5 @@
 import { assertRecodable, estimateCodecBytes, isolateCodecGate, planRecode, waitingBytes, type Permit, type RecodePlan, type ResizeRequest } from "../codecs";
+import { WorkBudget } from "../codecs/fuel";
 import { assertResizable, estimateResizedBytes } from "../codecs/resize-cost";
 import type { ImageFormat } from "../codecs/formats";
 import type { ErrorCode } from "../errors";
@@ -43,7 +44,7 @@ function codecWorkBytes(source: CodecSource, target: ImageFormat, plan: RecodePl
  */
 export async function holdingPermit<T>(permit: Permit, work: () => Promise<T>): Promise<T> {
   try {
-    return await work();
+    return await WorkBudget.forAdmitted(permit.bytes).run(work);
   } finally {
     if (!permit.handedOver) permit.release();
   }
