@@ -24,7 +24,11 @@
 //                                             table's margin (bench/route-costs-fit.ts), and
 //                                             writes docs/codecs.md's tables from the table
 //                                             (checked by test/codecs/measured-peaks.test.ts and
-//                                             test/scripts/codecs-doc.test.ts)
+//                                             test/scripts/codecs-doc.test.ts), and each case's
+//                                             work in src/codecs/work-steps.json
+//   npm run bench:codecs -- --write-work      only the work: each case's loop turns of the
+//                                             metered codecs beside what it was admitted with,
+//                                             in src/codecs/work-steps.json (the work budget)
 //
 // Time: for each case, the median of N runs of the service's codec call and of sharp at equal
 // settings (see bench/codecs-cases.ts), run alternately in this process; N follows a time budget
@@ -64,6 +68,8 @@ interface Flags {
   timing: boolean;
   fixedCost: boolean;
   write: boolean;
+  /** Only the work budget's table (src/codecs/work-steps.json), not the cost table. */
+  writeWork: boolean;
   /** Case ids to run; empty: all. */
   cases: string[];
   /** Children per memory case (the median peak's run is reported). */
@@ -71,7 +77,7 @@ interface Flags {
 }
 
 function parseFlags(argv: string[]): Flags {
-  const flags: Flags = { sizes: DEFAULT_SIZES, quick: false, memory: true, timing: true, fixedCost: true, write: false, cases: [], memoryRuns: 1 };
+  const flags: Flags = { sizes: DEFAULT_SIZES, quick: false, memory: true, timing: true, fixedCost: true, write: false, writeWork: false, cases: [], memoryRuns: 1 };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === "--quick") flags.quick = true;
@@ -79,6 +85,7 @@ function parseFlags(argv: string[]): Flags {
     else if (arg === "--no-timing") flags.timing = false;
     else if (arg === "--no-fixed-cost") flags.fixedCost = false;
     else if (arg === "--write") flags.write = true;
+    else if (arg === "--write-work") flags.writeWork = true;
     else if (arg === "--sizes" || arg.startsWith("--sizes=")) {
       const list = arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : (argv[++i] ?? "");
       flags.sizes = list.split(",").map(Number);
@@ -89,7 +96,7 @@ function parseFlags(argv: string[]): Flags {
       const count = arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : (argv[++i] ?? "");
       flags.memoryRuns = Number(count);
       if (!(Number.isInteger(flags.memoryRuns) && flags.memoryRuns >= 1 && flags.memoryRuns <= 15)) throw new Error(`--memory-runs wants a count from 1 to 15, not "${count}"`);
-    } else throw new Error(`unknown option ${arg} (use --quick, --sizes 0.25,1, --no-memory, --no-timing, --no-fixed-cost, --write, --cases id,id, --memory-runs N)`);
+    } else throw new Error(`unknown option ${arg} (use --quick, --sizes 0.25,1, --no-memory, --no-timing, --no-fixed-cost, --write, --write-work, --cases id,id, --memory-runs N)`);
   }
   return flags;
 }
@@ -212,7 +219,9 @@ async function memorySize(inputs: SizeInputs, dir: string, problems: string[], i
     const steps = report.ok && report.steps !== undefined ? `, work ${(report.steps / 1e6).toFixed(1)} M steps${report.estimate ? ` (${(report.steps / report.estimate).toFixed(1)} per admitted byte)` : ""}` : "";
     log(`memory ${c.label} @ ${inputs.megapixels} MP: ${peak}${estimate}${steps}`);
     const group = c.input === "avif" || (c.kind === "encode" && c.target === "avif") ? "avif" : c.kind === "upscale" || c.kind === "preview" ? "tool" : "other";
-    rows.push({ id: c.id, label: c.label, group, megapixels: inputs.megapixels, pixels: inputs.width * inputs.height, report });
+    // The budget a call of this case draws on (src/codecs/work-steps.ts); a preview runs outside any call's permit.
+    const work = c.kind === "upscale" ? "upscale" : c.kind === "model" ? "model" : c.kind === "preview" ? null : "codec";
+    rows.push({ id: c.id, label: c.label, group, megapixels: inputs.megapixels, pixels: inputs.width * inputs.height, report, work });
   }
   return rows;
 }
@@ -286,10 +295,10 @@ function writeMeasuredPeaks(memory: MemoryRow[]): void {
 /** --write: each case's loop turns beside what it was admitted with, into the work budget's table. */
 function recordWork(memory: MemoryRow[]): void {
   const measured = memory
-    .filter((m) => m.report.ok && !m.report.beyondLimit && m.report.steps !== undefined && m.report.estimate !== undefined)
-    .map(({ id, megapixels, report: r }) => ({ case: id, megapixels, steps: r.steps!, admitted: r.estimate! }));
+    .filter((m) => m.report.ok && !m.report.beyondLimit && m.report.steps !== undefined && m.report.estimate !== undefined && m.work !== null)
+    .map(({ id, megapixels, work, report: r }) => ({ kind: work!, case: id, megapixels, steps: r.steps!, admitted: r.estimate! }));
   const table = writeWorkSteps(measured, new Date().toISOString().slice(0, 10));
-  console.log(`recorded the work of ${measured.length} cases in ${path.relative(REPO_ROOT, WORK_STEPS_FILE)}: ${table.perAdmittedByte} turns per admitted byte at most`);
+  console.log(`recorded the work of ${measured.length} cases in ${path.relative(REPO_ROOT, WORK_STEPS_FILE)}: turns per admitted byte at most ${JSON.stringify(table.perAdmittedByte)}`);
 }
 
 /** The largest 4:3 photo the service compresses to WebP, as a JPEG: the burst's input. */
@@ -350,10 +359,8 @@ async function main(): Promise<number> {
     console.log(timingTable(timing));
   }
   const limit = memory.length ? analyseLimit(memory, codecs.HARD_MAX_PIXELS) : null;
-  if (flags.write && memory.length) {
-    writeMeasuredPeaks(memory);
-    recordWork(memory);
-  }
+  if (flags.write && memory.length) writeMeasuredPeaks(memory);
+  if ((flags.write || flags.writeWork) && memory.length) recordWork(memory);
   const webp12 = memory.find((m) => m.id === "webp-q70" && m.megapixels === 12)?.report;
   if (memory.length) {
     console.log("\nPeak memory of one request (MB = 2^20 bytes; budget 100 MB of the isolate's 128 MB)");

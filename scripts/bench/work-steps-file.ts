@@ -2,15 +2,17 @@
 // memory bench (`npm run bench:codecs -- --write`): each case's loop turns (what its codecs spent
 // of the metered fuel, scripts/wasm-fuel.ts) beside the bytes the memory gate admitted it with.
 // A case measured again replaces its entry at that size; the others stay, so a run of a few
-// cases keeps what the rest measured. The rate is the largest turns-per-admitted-byte of any
-// recorded case: every case measured fits its rate, and a call's budget is `margin` times that.
+// cases keeps what the rest measured. A kind's rate is the largest turns-per-admitted-byte of any
+// recorded case of that kind: every case measured fits its rate, and a call's budget is
+// `margin` times that.
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { WorkStepsTable } from "../../src/codecs/work-steps.ts";
+import type { WorkKind, WorkStepsTable } from "../../src/codecs/work-steps.ts";
 
 export const WORK_STEPS_FILE = path.resolve(import.meta.dirname, "../../src/codecs/work-steps.json");
 
 export interface MeasuredWork {
+  kind: WorkKind;
   case: string;
   megapixels: number;
   steps: number;
@@ -22,8 +24,12 @@ export function writeWorkSteps(measured: MeasuredWork[], date: string): WorkStep
   const fresh = new Set(measured.map((m) => `${m.case}@${m.megapixels}`));
   const cases = [...table.cases.filter((c) => !fresh.has(`${c.case}@${c.megapixels}`)), ...measured.map((m) => ({ ...m, measured: date }))];
   cases.sort((a, b) => a.case.localeCompare(b.case) || a.megapixels - b.megapixels);
-  const rate = Math.max(...cases.map((c) => c.steps / c.admitted));
-  const next: WorkStepsTable = { ...table, perAdmittedByte: Math.ceil(rate * 100) / 100, cases };
+  const rates = { ...table.perAdmittedByte };
+  for (const kind of Object.keys(rates) as WorkKind[]) {
+    const ofKind = cases.filter((c) => c.kind === kind);
+    if (ofKind.length) rates[kind] = Math.ceil(Math.max(...ofKind.map((c) => c.steps / c.admitted)) * 100) / 100;
+  }
+  const next: WorkStepsTable = { ...table, perAdmittedByte: rates, cases };
   const lines = [
     "{",
     ` "about": ${JSON.stringify(next.about)},`,

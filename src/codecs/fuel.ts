@@ -16,7 +16,7 @@
 
 import { AsyncLocalStorage } from "node:async_hooks";
 import { PixelgateError } from "../errors.ts";
-import { workStepsFor } from "./work-steps.ts";
+import { workStepsFor, type WorkKind } from "./work-steps.ts";
 
 /** The import namespace and name of the fuel global in every metered module. */
 const FUEL_IMPORT = { module: "pixelgate", name: "fuel" } as const;
@@ -32,9 +32,9 @@ export class WorkBudget {
     this.fuel = new WebAssembly.Global({ value: "i64", mutable: true }, steps);
   }
 
-  /** A budget for work the memory gate admitted with `bytes` (work-steps.ts). */
-  static forAdmitted(bytes: number): WorkBudget {
-    return new WorkBudget(workStepsFor(bytes));
+  /** A budget for work of `kind` the memory gate admitted with `bytes` (work-steps.ts). */
+  static forAdmitted(kind: WorkKind, bytes: number): WorkBudget {
+    return new WorkBudget(workStepsFor(kind, bytes));
   }
 
   /** Loop turns spent so far. */

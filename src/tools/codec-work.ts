@@ -1,5 +1,6 @@
 import { assertRecodable, estimateCodecBytes, isolateCodecGate, planRecode, waitingBytes, type Permit, type RecodePlan, type ResizeRequest } from "../codecs";
 import { WorkBudget } from "../codecs/fuel";
+import type { WorkKind } from "../codecs/work-steps";
 import { assertResizable, estimateResizedBytes } from "../codecs/resize-cost";
 import type { ImageFormat } from "../codecs/formats";
 import type { ErrorCode } from "../errors";
@@ -40,11 +41,13 @@ function codecWorkBytes(source: CodecSource, target: ImageFormat, plan: RecodePl
 
 /**
  * Runs `work` holding `permit`, which is given back however the work ends, except the part the
- * work handed to its answer (answerHolding).
+ * work handed to its answer (answerHolding); its codecs draw on a work budget for `kind` of
+ * work admitted with the permit's bytes (codecs/fuel.ts), and stop with image_too_large once it
+ * is spent.
  */
-export async function holdingPermit<T>(permit: Permit, work: () => Promise<T>): Promise<T> {
+export async function holdingPermit<T>(permit: Permit, kind: WorkKind, work: () => Promise<T>): Promise<T> {
   try {
-    return await WorkBudget.forAdmitted(permit.bytes).run(work);
+    return await WorkBudget.forAdmitted(kind, permit.bytes).run(work);
   } finally {
     if (!permit.handedOver) permit.release();
   }

@@ -105,7 +105,7 @@ export const compressImage = defineTool({
   price: () => 1,
   summarize: () => ({ model: "wasm-codecs", prompt: "" }),
   run: ({ source, quality, target, plan, permit }, ctx) =>
-    holdingPermit(permit, async () => {
+    holdingPermit(permit, "codec", async () => {
       const recoded = await runRecode(source.bytes, plan);
       const { file, message } = smallestOf(source, recoded, target, quality, plan.resize !== null);
       const { length } = file;

@@ -36,5 +36,5 @@ export async function admitModelWork(task: ProviderTask, model: Model, ctx: Tool
 
 /** Runs `work` holding `permit` (none: as it is). */
 export function holdingModelPermit<T>(permit: Permit | null, work: () => Promise<T>): Promise<T> {
-  return permit ? holdingPermit(permit, work) : work();
+  return permit ? holdingPermit(permit, "model", work) : work();
 }

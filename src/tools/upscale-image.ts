@@ -107,7 +107,7 @@ export const upscaleImage = defineTool({
       const image = expectImageOrStreamed(await runModel(ctx, model, task), model);
       return { image, stored: await storeImage(ctx, image, responseFormat) };
     };
-    const { image, stored } = permit ? await holdingPermit(permit, work) : await work();
+    const { image, stored } = permit ? await holdingPermit(permit, "upscale", work) : await work();
     return {
       message: `Upscaled ${task.image.width}x${task.image.height} by ${task.factor}x to ${image.width}x${image.height} with ${model.name}.${servedNote(model)}`,
       result: {

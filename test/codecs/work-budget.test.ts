@@ -29,7 +29,7 @@ describe("a call's work budget", () => {
     expect(error.message).toMatch(/more work/);
     expect(small.exhausted).toBe(true);
 
-    const enough = WorkBudget.forAdmitted(admitted);
+    const enough = WorkBudget.forAdmitted("codec", admitted);
     const webp = await enough.run(run);
     expect(sniffFormat(webp.bytes)).toBe("webp");
     expect(enough.spent).toBeGreaterThan(100_000n);
@@ -39,10 +39,10 @@ describe("a call's work budget", () => {
   it("counts the same work the same way (deterministic), whatever else runs beside it", async () => {
     const png = await encodeImage(gradientWithAlpha(300, 200), "png");
     const { admitted, run } = await recode(png, "gif");
-    const alone = WorkBudget.forAdmitted(admitted);
+    const alone = WorkBudget.forAdmitted("codec", admitted);
     await alone.run(run);
     // The same call twice at once, beside a call whose budget runs out: each draws on its own.
-    const [a, b, starved] = [WorkBudget.forAdmitted(admitted), WorkBudget.forAdmitted(admitted), new WorkBudget(1_000n)];
+    const [a, b, starved] = [WorkBudget.forAdmitted("codec", admitted), WorkBudget.forAdmitted("codec", admitted), new WorkBudget(1_000n)];
     const outcomes = await Promise.allSettled([a.run(run), b.run(run), starved.run(run)]);
     expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "fulfilled", "rejected"]);
     expect(a.spent).toBe(alone.spent);
@@ -52,7 +52,7 @@ describe("a call's work budget", () => {
   it("a failure that is not the budget's stays what it was", async () => {
     const jpeg = await encodeImage(gradient(64, 48), "jpeg");
     const cut = jpeg.slice(0, 300);
-    const budget = WorkBudget.forAdmitted(50 * 2 ** 20);
+    const budget = WorkBudget.forAdmitted("codec", 50 * 2 ** 20);
     const error = await pixelgateError(budget.run(async () => (await recode(cut, "png")).run()));
     expect(error.code).toBe("invalid_image");
     expect(budget.exhausted).toBe(false);
@@ -75,7 +75,7 @@ describe("a call's work budget", () => {
       for (const target of IMAGE_FORMATS) {
         it(`${name} to ${target}`, async () => {
           const { admitted, run } = await recode(bytes, target);
-          const budget = WorkBudget.forAdmitted(admitted);
+          const budget = WorkBudget.forAdmitted("codec", admitted);
           await budget.run(run);
           expect(budget.spent * BigInt(WORK_STEPS.margin)).toBeLessThanOrEqual(budget.steps);
         });
