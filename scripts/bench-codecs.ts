@@ -45,7 +45,7 @@ import path from "node:path";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import sharp from "sharp";
-import { DECODE_CASES, ENCODE_CASES, INPUT_KINDS, MEMORY_CASES, sharpPlan, TERM_CASE_IDS, type TimingCase } from "./bench/codecs-cases.ts";
+import { DECODE_CASES, ENCODE_CASES, INPUT_KINDS, MEMORY_CASES, sharpPlan, TERM_CASE_IDS, type MemoryCase, type TimingCase } from "./bench/codecs-cases.ts";
 import { dimensionsFor, encodeInput, photoLike, type InputKind, type Pixels } from "./bench/codecs-images.ts";
 import { burstReport, fixedCostReport, measureFixedCost, tinyBurstsReport, type FixedCostResult } from "./bench/codecs-fixed-cost.ts";
 import { medianMemory } from "./bench/codecs-memory.ts";
@@ -219,9 +219,7 @@ async function memorySize(inputs: SizeInputs, dir: string, problems: string[], i
     const steps = report.ok && report.steps !== undefined ? `, work ${(report.steps / 1e6).toFixed(1)} M steps${report.estimate ? ` (${(report.steps / report.estimate).toFixed(1)} per admitted byte)` : ""}` : "";
     log(`memory ${c.label} @ ${inputs.megapixels} MP: ${peak}${estimate}${steps}`);
     const group = c.input === "avif" || (c.kind === "encode" && c.target === "avif") ? "avif" : c.kind === "upscale" || c.kind === "preview" ? "tool" : "other";
-    // The budget a call of this case draws on (src/codecs/work-steps.ts); a preview runs outside any call's permit.
-    const work = c.kind === "upscale" ? "upscale" : c.kind === "model" ? "model" : c.kind === "preview" ? null : "codec";
-    rows.push({ id: c.id, label: c.label, group, megapixels: inputs.megapixels, pixels: inputs.width * inputs.height, report, work });
+    rows.push({ id: c.id, label: c.label, group, megapixels: inputs.megapixels, pixels: inputs.width * inputs.height, report, work: workOf(c, inputs.width * inputs.height, report) });
   }
   return rows;
 }
@@ -292,13 +290,25 @@ function writeMeasuredPeaks(memory: MemoryRow[]): void {
   if (doc.status !== 0) throw new Error("writing docs/codecs.md's tables failed");
 }
 
-/** --write: each case's loop turns beside what it was admitted with, into the work budget's table. */
+/**
+ * The work budget a tool call of this case draws on (src/codecs/work-steps.ts): its kind, its
+ * route (compress's and convert's `<input>><target>`) and the pixels its work reads and writes.
+ * A decode alone or a preview is no tool call's budget.
+ */
+function workOf(c: MemoryCase, pixels: number, report: MemoryRow["report"]): MemoryRow["work"] {
+  if (c.kind === "encode") return { kind: "codec", route: `${report.input}>${c.target}`, pixels };
+  if (c.kind === "upscale") return { kind: "upscale", pixels: pixels * (1 + c.factor * c.factor) };
+  if (c.kind === "model") return { kind: "model", pixels };
+  return null;
+}
+
+/** --write, --write-work: each case's loop turns beside the pixels of its work, into the work budget's table. */
 function recordWork(memory: MemoryRow[]): void {
   const measured = memory
-    .filter((m) => m.report.ok && !m.report.beyondLimit && m.report.steps !== undefined && m.report.estimate !== undefined && m.work !== null)
-    .map(({ id, megapixels, work, report: r }) => ({ kind: work!, case: id, megapixels, steps: r.steps!, admitted: r.estimate! }));
+    .filter((m) => m.report.ok && !m.report.beyondLimit && m.report.steps !== undefined && m.work)
+    .map(({ id, megapixels, work, report: r }) => ({ case: id, megapixels, kind: work!.kind, ...(work!.route ? { route: work!.route } : {}), pixels: work!.pixels, steps: r.steps! }));
   const table = writeWorkSteps(measured, new Date().toISOString().slice(0, 10));
-  console.log(`recorded the work of ${measured.length} cases in ${path.relative(REPO_ROOT, WORK_STEPS_FILE)}: turns per admitted byte at most ${JSON.stringify(table.perAdmittedByte)}`);
+  console.log(`recorded the work of ${measured.length} cases in ${path.relative(REPO_ROOT, WORK_STEPS_FILE)}: loop turns per pixel ${JSON.stringify(table.perPixel)}`);
 }
 
 /** The largest 4:3 photo the service compresses to WebP, as a JPEG: the burst's input. */

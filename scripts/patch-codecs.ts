@@ -91,9 +91,9 @@ for (const [file, form] of GLUE_FILES) {
     console.error(`patch-codecs: ${file}: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
-/** The codecs' modules the worker imports (src/codecs/{webp,jpeg,avif,heic}.ts), metered in place. */
+/** The codecs' modules the worker and the tests import, metered in place. */
 const WASM_FILES = [
-  "@jsquash/webp/codec/enc/webp_enc_simd.wasm",
+  "@jsquash/webp/codec/enc/webp_enc.wasm", // the tests' reference WebP encoder (test/codecs/support.ts)
   "@jsquash/webp/codec/dec/webp_dec.wasm",
   "@jsquash/jpeg/codec/enc/mozjpeg_enc.wasm",
   "@jsquash/jpeg/codec/dec/mozjpeg_dec.wasm",

@@ -364,7 +364,7 @@ function meterBody(r: Reader, params: number, { refuel, global }: Metering, stri
 /**
  * A metered module with its loops' draws taken out again (the fuel import, the renumbered
  * globals and the refuel function stay, unused): the same code as before metering, which
- * `npm run bench:fuel` times the metered module against.
+ * `npm run bench:compare` times the metered module against.
  */
 export function unmeteredCopy(module: Uint8Array): Uint8Array {
   const sections = readSections(module);

@@ -13,8 +13,8 @@ export interface MemoryRow {
   megapixels: number;
   pixels: number;
   report: MemoryReport;
-  /** The kind of work budget the case's call draws on (src/codecs/work-steps.ts); null: none. */
-  work?: "codec" | "upscale" | "model" | null;
+  /** The work budget the case's tool call draws on (src/codecs/work-steps.ts); null: none. */
+  work?: { kind: "codec" | "upscale" | "model"; route?: string; pixels: number } | null;
 }
 
 const mb = (bytes: number | null | undefined) => (bytes === null || bytes === undefined ? "n/a" : (bytes / MiB).toFixed(1));

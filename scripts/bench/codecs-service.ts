@@ -136,7 +136,7 @@ export function loadCodecs(): Promise<Codecs> {
 /**
  * The codec layer again, a second copy of every module, whose WASM has the work budget's draws
  * taken out (test/hostile/node-codec-loader.ts, scripts/wasm-fuel.ts unmeteredCopy): the
- * baseline `npm run bench:fuel` times the metered layer against.
+ * baseline `npm run bench:compare` times the metered layer against.
  */
 export async function loadUnmeteredCodecs(): Promise<Codecs> {
   await loadCodecs(); // registers the loader hooks

@@ -1,10 +1,10 @@
 // Writes src/codecs/work-steps.json, the work budget's table (src/codecs/work-steps.ts), from the
-// memory bench (`npm run bench:codecs -- --write`): each case's loop turns (what its codecs spent
-// of the metered fuel, scripts/wasm-fuel.ts) beside the bytes the memory gate admitted it with.
-// A case measured again replaces its entry at that size; the others stay, so a run of a few
-// cases keeps what the rest measured. A kind's rate is the largest turns-per-admitted-byte of any
-// recorded case of that kind: every case measured fits its rate, and a call's budget is
-// `margin` times that.
+// memory bench (`npm run bench:codecs -- --write` or `--write-work`): each case's loop turns
+// (what its codecs spent of the metered fuel, scripts/wasm-fuel.ts) beside the pixels its work
+// reads and writes. A case measured again replaces its entry at that size; the others stay, so a
+// run of a few cases keeps what the rest measured. A route's rate is the largest turns-per-pixel
+// of its cases, a kind's (`<kind> *`) the largest of all its cases: every recorded case fits the
+// rate it is held to, and a call may spend `margin` times that.
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { WorkKind, WorkStepsTable } from "../../src/codecs/work-steps.ts";
@@ -12,30 +12,37 @@ import type { WorkKind, WorkStepsTable } from "../../src/codecs/work-steps.ts";
 export const WORK_STEPS_FILE = path.resolve(import.meta.dirname, "../../src/codecs/work-steps.json");
 
 export interface MeasuredWork {
-  kind: WorkKind;
   case: string;
   megapixels: number;
+  kind: WorkKind;
+  /** compress's and convert's `<input>><target>`. */
+  route?: string;
+  pixels: number;
   steps: number;
-  admitted: number;
 }
 
 export function writeWorkSteps(measured: MeasuredWork[], date: string): WorkStepsTable {
   const table = JSON.parse(readFileSync(WORK_STEPS_FILE, "utf8")) as WorkStepsTable;
   const fresh = new Set(measured.map((m) => `${m.case}@${m.megapixels}`));
-  const cases = [...table.cases.filter((c) => !fresh.has(`${c.case}@${c.megapixels}`)), ...measured.map((m) => ({ ...m, measured: date }))];
+  const recorded = measured.map(({ kind, route, ...m }) => ({ ...m, rate: `${kind} ${route ?? "*"}`, measured: date }));
+  const cases = [...table.cases.filter((c) => !fresh.has(`${c.case}@${c.megapixels}`)), ...recorded];
   cases.sort((a, b) => a.case.localeCompare(b.case) || a.megapixels - b.megapixels);
-  const rates = { ...table.perAdmittedByte };
-  for (const kind of Object.keys(rates) as WorkKind[]) {
-    const ofKind = cases.filter((c) => c.kind === kind);
-    if (ofKind.length) rates[kind] = Math.ceil(Math.max(...ofKind.map((c) => c.steps / c.admitted)) * 100) / 100;
+  const perPixel: Record<string, number> = {};
+  const raise = (key: string, rate: number) => {
+    perPixel[key] = Math.max(perPixel[key] ?? 0, Math.ceil(rate * 100) / 100);
+  };
+  for (const c of cases) {
+    raise(c.rate, c.steps / c.pixels);
+    raise(`${c.rate.split(" ")[0]} *`, c.steps / c.pixels);
   }
-  const next: WorkStepsTable = { ...table, perAdmittedByte: rates, cases };
+  const next: WorkStepsTable = { ...table, perPixel: { ...table.perPixel, ...perPixel }, cases };
+  const keys = Object.keys(next.perPixel).sort();
   const lines = [
     "{",
     ` "about": ${JSON.stringify(next.about)},`,
     ` "margin": ${JSON.stringify(next.margin)},`,
     ` "floor": ${JSON.stringify(next.floor)},`,
-    ` "perAdmittedByte": ${JSON.stringify(next.perAdmittedByte)},`,
+    ` "perPixel": {\n${keys.map((k) => `  ${JSON.stringify(k)}: ${next.perPixel[k]}`).join(",\n")}\n },`,
     ` "cases": [\n${cases.map((c) => `  ${JSON.stringify(c)}`).join(",\n")}\n ]`,
     "}",
     "",

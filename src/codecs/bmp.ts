@@ -10,6 +10,7 @@
 
 import { ByteReader, hasAscii, invalidImage } from "./bytes.ts";
 import { FORMAT_INFO, type RasterImage } from "./formats.ts";
+import { spendWork } from "./fuel.ts";
 
 export const BMP_INFO = FORMAT_INFO.bmp;
 
@@ -121,6 +122,7 @@ export async function decodeBmp(bytes: Uint8Array): Promise<RasterImage> {
   const info = readInfo(bytes);
   const { width, height } = info;
   const out = new Uint8ClampedArray(width * height * 4);
+  spendWork(width * height);
   if (info.compression === BI_RLE8 || info.compression === BI_RLE4) {
     decodeRle(bytes, info, out);
     return { width, height, data: out };

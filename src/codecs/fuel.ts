@@ -8,9 +8,11 @@
 //
 // A call's instances all draw on one global, its WorkBudget, found through an
 // AsyncLocalStorage: the tools run their admitted work inside `budget.run()` (holdingPermit,
-// tools/codec-work.ts), and every instance the work creates (native.ts, hevc.ts, wasm.ts) is
+// tools/codec-work.ts; the budget follows the pixels the work reads and writes, work-steps.ts),
+// and every instance the work creates (native.ts, hevc.ts, wasm.ts) is
 // handed that budget's global. A trap with the budget spent is the budget's, and the call is
-// answered with `budgetSpentError` (400, refunded) while the isolate goes on serving. An
+// answered with `budgetSpentError` (400, refunded) while the isolate goes on serving. The
+// TypeScript readers count their rows on the same budget (spendWork). An
 // instance made outside any call (a test, a benchmark) gets a budget of its own that never
 // runs out.
 
@@ -32,9 +34,9 @@ export class WorkBudget {
     this.fuel = new WebAssembly.Global({ value: "i64", mutable: true }, steps);
   }
 
-  /** A budget for work of `kind` the memory gate admitted with `bytes` (work-steps.ts). */
-  static forAdmitted(kind: WorkKind, bytes: number): WorkBudget {
-    return new WorkBudget(workStepsFor(kind, bytes));
+  /** A budget for work of `kind` (on `route`: compress's and convert's `<input>><target>`) that reads and writes `pixels` (work-steps.ts). */
+  static forWork(kind: WorkKind, pixels: number, route?: string): WorkBudget {
+    return new WorkBudget(workStepsFor(kind, pixels, route));
   }
 
   /** Loop turns spent so far. */
@@ -71,6 +73,18 @@ const scope = new AsyncLocalStorage<WorkBudget>();
 export function onCallBudget<A extends unknown[], R>(start: (...args: A) => R): (...args: A) => R {
   const budget = scope.getStore();
   return budget ? (...args) => scope.run(budget, () => start(...args)) : start;
+}
+
+/**
+ * Work done in TypeScript (the BMP, GIF and TIFF readers), counted on the budget of the call
+ * under way in the same units as a loop turn (a row's pixels, a strip's bytes); throws
+ * budgetSpentError once it is spent. Outside a call it counts nothing.
+ */
+export function spendWork(steps: number): void {
+  const budget = scope.getStore();
+  if (!budget) return;
+  budget.fuel.value -= BigInt(Math.ceil(steps));
+  if (budget.exhausted) throw budgetSpentError();
 }
 
 const metered = new WeakMap<WebAssembly.Module, boolean>();

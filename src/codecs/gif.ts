@@ -12,6 +12,7 @@
 import { PixelgateError } from "../errors.ts";
 import { ByteReader, hasAscii, invalidImage } from "./bytes.ts";
 import { FORMAT_INFO, type RasterImage } from "./formats.ts";
+import { spendWork } from "./fuel.ts";
 import { maxPixelsFor } from "./limits.ts";
 import { blankImage } from "./raster.ts";
 
@@ -152,6 +153,7 @@ export async function decodeGif(bytes: Uint8Array): Promise<RasterImage> {
   // A complete file whose LZW data falls short is sloppy but displayable: the rest stays
   // transparent, as browsers show it.
   lzwDecode(stream, minCodeSize, frame.width, rowsWanted, (k, row, filled) => {
+    spendWork(frame.width);
     const y = frame.y + rows[k]!;
     if (y >= frame.screenHeight) return;
     for (let i = 0; i < Math.min(filled, columns); i++) {

@@ -20,6 +20,7 @@
 import UTIF from "utif2";
 import { PixelgateError } from "../errors.ts";
 import { ByteReader, invalidImage } from "./bytes.ts";
+import { spendWork } from "./fuel.ts";
 import { FORMAT_INFO, type RasterImage } from "./formats.ts";
 import { encodeBaselineJpeg, jpegStreamDecoder, readJpegFrame, readJpegScans } from "./jpeg.ts";
 import { maxPixelsFor } from "./limits.ts";
@@ -185,6 +186,7 @@ async function decodeWithUtif(bytes: Uint8Array, image: TiffImage): Promise<Rast
 function utifSamples(bytes: Uint8Array, image: TiffImage): UTIF.IFD {
   const file = onlyIfd0(bytes, image.ifd);
   const unpacked = decompressedHere(image.compression) ? unpackChunks(bytes, image.layout, image.compression) : null;
+  spendWork(image.width * image.height + (unpacked?.buffer.byteLength ?? file.byteLength));
   try {
     // parseMN false: camera MakerNotes are skipped, not parsed (we drop all metadata anyway).
     const decode = UTIF.decode as (buffer: ArrayBuffer, options: { parseMN: boolean; debug: boolean }) => UTIF.IFD[];

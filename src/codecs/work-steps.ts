@@ -1,10 +1,13 @@
 // The work budget's table (fuel.ts): how many loop turns of the metered codecs a call may take,
-// from the bytes the memory gate admitted it with. Written by `npm run bench:codecs -- --write`
-// (scripts/bench/work-steps-file.ts) from what every bench case spent; a call may spend `margin`
-// times the most any recorded case of its kind spent per admitted byte, and never less than
-// `margin` x `floor` (a small call's codec set-up). The kinds are the three places the gate
-// admits work: compress and convert (codec), the local upscale (which writes far more pixels
-// than it holds), and the model tools' own codec work.
+// from the pixels its work reads and writes. Written by `npm run bench:codecs -- --write` or
+// `-- --write-work` (scripts/bench/work-steps-file.ts) from what every bench case spent: a rate
+// per pixel for each route measured (compress and convert: the input format and the target),
+// and for each kind of work the largest rate of its cases (`codec *`, `upscale *`, `model *`),
+// which a route not measured on its own takes. A call may spend `margin` times its rate, and
+// never less than `margin` x `floor` (a small call's codec set-up).
+//
+// Pixels, not the memory the gate admits: work grows with the pixels, memory does not (a
+// streamed route holds a few rows of a 24 MP photo at a time).
 
 import TABLE from "./work-steps.json" with { type: "json" };
 
@@ -15,13 +18,21 @@ export interface WorkStepsTable {
   about: string;
   margin: number;
   floor: number;
-  perAdmittedByte: Record<WorkKind, number>;
-  cases: { kind: WorkKind; case: string; megapixels: number; steps: number; admitted: number; measured: string }[];
+  /** Loop turns per pixel: `codec <input>><target>` per route, `<kind> *` the largest of a kind. */
+  perPixel: Record<string, number>;
+  cases: { case: string; megapixels: number; rate: string; pixels: number; steps: number; measured: string }[];
 }
 
 export const WORK_STEPS = TABLE as WorkStepsTable;
 
-/** Loop turns a call of `kind` admitted with `bytes` may take. */
-export function workStepsFor(kind: WorkKind, bytes: number): bigint {
-  return BigInt(Math.ceil(WORK_STEPS.margin * Math.max(WORK_STEPS.floor, WORK_STEPS.perAdmittedByte[kind] * bytes)));
+/** The rate a call of `kind` on `route` (compress's and convert's `<input>><target>`) is held to. */
+export function workRate(kind: WorkKind, route?: string): string {
+  const own = route === undefined ? undefined : `${kind} ${route}`;
+  return own !== undefined && own in WORK_STEPS.perPixel ? own : `${kind} *`;
+}
+
+/** Loop turns a call of `kind` on `route` whose work reads and writes `pixels` may take. */
+export function workStepsFor(kind: WorkKind, pixels: number, route?: string): bigint {
+  const rate = WORK_STEPS.perPixel[workRate(kind, route)]!;
+  return BigInt(Math.ceil(WORK_STEPS.margin * Math.max(WORK_STEPS.floor, rate * pixels)));
 }

@@ -1,6 +1,5 @@
 import { assertRecodable, estimateCodecBytes, isolateCodecGate, planRecode, waitingBytes, type Permit, type RecodePlan, type ResizeRequest } from "../codecs";
 import { WorkBudget } from "../codecs/fuel";
-import type { WorkKind } from "../codecs/work-steps";
 import { assertResizable, estimateResizedBytes } from "../codecs/resize-cost";
 import type { ImageFormat } from "../codecs/formats";
 import type { ErrorCode } from "../errors";
@@ -41,16 +40,20 @@ function codecWorkBytes(source: CodecSource, target: ImageFormat, plan: RecodePl
 
 /**
  * Runs `work` holding `permit`, which is given back however the work ends, except the part the
- * work handed to its answer (answerHolding); its codecs draw on a work budget for `kind` of
- * work admitted with the permit's bytes (codecs/fuel.ts), and stop with image_too_large once it
- * is spent.
+ * work handed to its answer (answerHolding); its codecs draw on `budget` (codecs/fuel.ts), and
+ * stop with image_too_large once it is spent.
  */
-export async function holdingPermit<T>(permit: Permit, kind: WorkKind, work: () => Promise<T>): Promise<T> {
+export async function holdingPermit<T>(permit: Permit, budget: WorkBudget, work: () => Promise<T>): Promise<T> {
   try {
-    return await WorkBudget.forAdmitted(kind, permit.bytes).run(work);
+    return await budget.run(work);
   } finally {
     if (!permit.handedOver) permit.release();
   }
+}
+
+/** The work budget of `source` -> `target` codec work: the source's pixels at the route's rate. */
+export function codecWorkBudget(source: CodecSource, target: ImageFormat): WorkBudget {
+  return WorkBudget.forWork("codec", source.width * source.height, `${source.format}>${target}`);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { readOrientation, runRecode, stripMetadata, type Permit, type RecodedImage, type RecodePlan } from "../codecs";
-import { admitCodecWork, answerHolding, CODEC_TOOL_ERRORS, holdingPermit } from "./codec-work";
+import { admitCodecWork, answerHolding, CODEC_TOOL_ERRORS, codecWorkBudget, holdingPermit } from "./codec-work";
 import { fileBytesOf, type FileBytes } from "../codecs/file-pieces";
 import { FORMAT_INFO } from "../codecs/formats";
 import { base64Field, dataUri } from "../http/base64-bytes";
@@ -105,7 +105,7 @@ export const compressImage = defineTool({
   price: () => 1,
   summarize: () => ({ model: "wasm-codecs", prompt: "" }),
   run: ({ source, quality, target, plan, permit }, ctx) =>
-    holdingPermit(permit, "codec", async () => {
+    holdingPermit(permit, codecWorkBudget(source, target), async () => {
       const recoded = await runRecode(source.bytes, plan);
       const { file, message } = smallestOf(source, recoded, target, quality, plan.resize !== null);
       const { length } = file;

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { runRecode, type Permit, type RecodePlan } from "../codecs";
-import { admitCodecWork, answerHolding, CODEC_TOOL_ERRORS, holdingPermit } from "./codec-work";
+import { admitCodecWork, answerHolding, CODEC_TOOL_ERRORS, codecWorkBudget, holdingPermit } from "./codec-work";
 import { FORMAT_INFO, type ImageFormat } from "../codecs/formats";
 import { PixelgateError } from "../errors";
 import { base64Field, dataUri } from "../http/base64-bytes";
@@ -118,7 +118,7 @@ export const convertFormat = defineTool({
   price: () => 1,
   summarize: () => ({ model: "wasm-codecs", prompt: "" }),
   run: ({ source, target, responseFormat, plan, permit }, ctx) =>
-    holdingPermit(permit, "codec", async () => {
+    holdingPermit(permit, codecWorkBudget(source, target), async () => {
       const converted = await runRecode(source.bytes, plan);
       const { length, width, height } = converted;
       const { mime, label } = FORMAT_INFO[target];

@@ -94,7 +94,7 @@ export const editImage = defineTool({
     prompt: prepared?.task.prompt ?? input.prompt ?? "",
   }),
   async run({ task, model, responseFormat, permit }, ctx) {
-    const image = expectImage(await holdingModelPermit(permit, () => runModel(ctx, model, task)), model);
+    const image = expectImage(await holdingModelPermit(permit, task, () => runModel(ctx, model, task)), model);
     const stored = await storeImage(ctx, image, responseFormat);
     return {
       message: `Edited the image with ${model.name} (${task.action}); the result is ${image.width}x${image.height}.${servedNote(model)}`,

@@ -93,7 +93,7 @@ export const generateImage = defineTool({
   release: ({ permit }: PreparedGeneration) => permit?.release(),
   summarize: (input: GenerateInput, prepared?: PreparedGeneration) => ({ model: prepared?.model.modelId ?? input.model ?? "", prompt: input.prompt ?? "" }),
   async run(prepared, ctx) {
-    const image = expectImage(await holdingModelPermit(prepared.permit, () => runModel(ctx, prepared.model, prepared.task)), prepared.model);
+    const image = expectImage(await holdingModelPermit(prepared.permit, prepared.task, () => runModel(ctx, prepared.model, prepared.task)), prepared.model);
     const stored = await storeImage(ctx, image, prepared.responseFormat);
     return {
       message: `Generated a ${image.width}x${image.height} image with ${prepared.model.name}.${servedNote(prepared.model)}`,

@@ -67,7 +67,7 @@ export const generateTransparentImage = defineTool({
     prompt: input.prompt ?? "",
   }),
   async run(prepared, ctx) {
-    const render = expectImage(await holdingModelPermit(prepared.permit, () => runModel(ctx, prepared.model, prepared.task)), prepared.model);
+    const render = expectImage(await holdingModelPermit(prepared.permit, prepared.task, () => runModel(ctx, prepared.model, prepared.task)), prepared.model);
     const cut = await cutOut(render, prepared, ctx);
     // Without a cut-out the render is the result, so it carries the inline copy when asked for.
     const original = await storeImage(ctx, render, cut ? "url" : prepared.responseFormat);

@@ -1,4 +1,5 @@
 import { isolateCodecGate, waitingBytes, type Permit } from "../codecs";
+import { WorkBudget } from "../codecs/fuel";
 import { ISOLATE_CODEC_BUDGET } from "../codecs/limits";
 import { PixelgateError } from "../errors";
 import type { Model } from "../models/catalog";
@@ -34,7 +35,8 @@ export async function admitModelWork(task: ProviderTask, model: Model, ctx: Tool
   return isolateCodecGate.acquire(bytes, ctx, waitingBytes(images.reduce((sum, image) => sum + image.bytes.length, 0)));
 }
 
-/** Runs `work` holding `permit` (none: as it is). */
-export function holdingModelPermit<T>(permit: Permit | null, work: () => Promise<T>): Promise<T> {
-  return permit ? holdingPermit(permit, "model", work) : work();
+/** Runs `task`'s `work` holding `permit` (none: as it is), on a work budget for its input images' pixels. */
+export function holdingModelPermit<T>(permit: Permit | null, task: ProviderTask, work: () => Promise<T>): Promise<T> {
+  const pixels = inputImagesOf(task).reduce((sum, image) => sum + image.width * image.height, 0);
+  return permit ? holdingPermit(permit, WorkBudget.forWork("model", pixels), work) : work();
 }

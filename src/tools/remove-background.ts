@@ -66,7 +66,7 @@ export const removeBackground = defineTool({
   release: ({ permit }: Prepared) => permit?.release(),
   summarize: (input: RemoveBackgroundInput, prepared?: Prepared) => ({ model: prepared?.model.modelId ?? input.model ?? "", prompt: input.prompt ?? "" }),
   async run({ task, model, note, responseFormat, permit }, ctx) {
-    const image = expectImage(await holdingModelPermit(permit, () => runModel(ctx, model, task)), model);
+    const image = expectImage(await holdingModelPermit(permit, task, () => runModel(ctx, model, task)), model);
     const stored = await storeImage(ctx, image, responseFormat);
     return {
       message: `Removed the background with ${model.name}.${servedNote(model)}`,

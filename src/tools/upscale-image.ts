@@ -4,6 +4,7 @@ import { resolveTaskModel, servedNote, type ServingModel } from "../models/resol
 import { isolateCodecGate, waitingBytes, type Permit } from "../codecs";
 import { checkTask, runModel, type ScaleFactor, type UpscaleTask } from "../providers";
 import { assertUpscaleFits, estimateUpscaleBytes, UPSCALE_OUTPUT_LIMITS } from "../providers/upscale-limits";
+import { WorkBudget } from "../codecs/fuel";
 import { holdingPermit } from "./codec-work";
 import { imageAliasField, imageField, responseFormatField, type ResponseFormat, taskModelField } from "./model-fields";
 import { expectImageOrStreamed, imageResultFields, storeImage, timing } from "./model-output";
@@ -49,6 +50,11 @@ interface Prepared {
   responseFormat: ResponseFormat;
   /** The memory gate's admission of a local upscale (the work runs in this isolate); null upstream. */
   permit: Permit | null;
+}
+
+/** The local upscale's work budget: the pixels it reads and the factor's square more it writes. */
+function upscaleWorkBudget({ image, factor }: UpscaleTask): WorkBudget {
+  return WorkBudget.forWork("upscale", image.width * image.height * (1 + factor * factor));
 }
 
 /** `b64_json` of a result too large to read back whole is refused before the charge. */
@@ -107,7 +113,7 @@ export const upscaleImage = defineTool({
       const image = expectImageOrStreamed(await runModel(ctx, model, task), model);
       return { image, stored: await storeImage(ctx, image, responseFormat) };
     };
-    const { image, stored } = permit ? await holdingPermit(permit, "upscale", work) : await work();
+    const { image, stored } = permit ? await holdingPermit(permit, upscaleWorkBudget(task), work) : await work();
     return {
       message: `Upscaled ${task.image.width}x${task.image.height} by ${task.factor}x to ${image.width}x${image.height} with ${model.name}.${servedNote(model)}`,
       result: {

@@ -1,35 +1,34 @@
 // A call's work budget (src/codecs/fuel.ts): the metered codecs stop when it is spent, the call
 // fails with a clear 400, and the isolate goes on serving; every kind of input, to every target,
-// runs well within the budget it is admitted with.
+// runs well within the budget the tools give it (its pixels at its route's rate, work-steps.ts).
 
 import { describe, expect, it } from "vitest";
-import { encodeImage, estimateCodecBytes, IMAGE_FORMATS, planRecode, readHeader, recodeImage, sniffFormat, type ImageFormat } from "../../src/codecs/index.ts";
+import { encodeImage, IMAGE_FORMATS, readHeader, recodeImage, sniffFormat, type ImageFormat } from "../../src/codecs/index.ts";
 import { WorkBudget } from "../../src/codecs/fuel.ts";
 import { WORK_STEPS } from "../../src/codecs/work-steps.ts";
 import { GRID_HEIC } from "../fixtures/heic.ts";
 import { bytesOfBase64 } from "../support/tool-calls.ts";
 import { gradient, gradientWithAlpha, pixelgateError } from "./support.ts";
 
+/** compress's call, and the budget the tool runs it on (tools/codec-work.ts codecWorkBudget). */
 async function recode(bytes: Uint8Array, target: ImageFormat) {
   const format = sniffFormat(bytes);
   if (format === null || format === "svg") throw new Error("not a raster");
   const header = readHeader(bytes, format);
-  const plan = planRecode(bytes, header, target);
-  const admitted = estimateCodecBytes(header.width * header.height, plan.price, bytes.length);
-  return { admitted, run: () => recodeImage(bytes, header, target) };
+  return { budget: () => WorkBudget.forWork("codec", header.width * header.height, `${format}>${target}`), run: () => recodeImage(bytes, header, target) };
 }
 
 describe("a call's work budget", () => {
   it("stops a codec whose call has spent it: 400 image_too_large, and the isolate serves the next call", async () => {
     const jpeg = await encodeImage(gradient(640, 480), "jpeg", { quality: 90 });
-    const { admitted, run } = await recode(jpeg, "webp");
+    const { budget, run } = await recode(jpeg, "webp");
     const small = new WorkBudget(100_000n);
     const error = await pixelgateError(small.run(run));
     expect(error.code).toBe("image_too_large");
     expect(error.message).toMatch(/more work/);
     expect(small.exhausted).toBe(true);
 
-    const enough = WorkBudget.forAdmitted("codec", admitted);
+    const enough = budget();
     const webp = await enough.run(run);
     expect(sniffFormat(webp.bytes)).toBe("webp");
     expect(enough.spent).toBeGreaterThan(100_000n);
@@ -38,11 +37,11 @@ describe("a call's work budget", () => {
 
   it("counts the same work the same way (deterministic), whatever else runs beside it", async () => {
     const png = await encodeImage(gradientWithAlpha(300, 200), "png");
-    const { admitted, run } = await recode(png, "gif");
-    const alone = WorkBudget.forAdmitted("codec", admitted);
+    const { budget, run } = await recode(png, "gif");
+    const alone = budget();
     await alone.run(run);
     // The same call twice at once, beside a call whose budget runs out: each draws on its own.
-    const [a, b, starved] = [WorkBudget.forAdmitted("codec", admitted), WorkBudget.forAdmitted("codec", admitted), new WorkBudget(1_000n)];
+    const [a, b, starved] = [budget(), budget(), new WorkBudget(1_000n)];
     const outcomes = await Promise.allSettled([a.run(run), b.run(run), starved.run(run)]);
     expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "fulfilled", "rejected"]);
     expect(a.spent).toBe(alone.spent);
@@ -52,13 +51,13 @@ describe("a call's work budget", () => {
   it("a failure that is not the budget's stays what it was", async () => {
     const jpeg = await encodeImage(gradient(64, 48), "jpeg");
     const cut = jpeg.slice(0, 300);
-    const budget = WorkBudget.forAdmitted("codec", 50 * 2 ** 20);
+    const budget = WorkBudget.forWork("codec", 64 * 48);
     const error = await pixelgateError(budget.run(async () => (await recode(cut, "png")).run()));
     expect(error.code).toBe("invalid_image");
     expect(budget.exhausted).toBe(false);
   });
 
-  describe(`every input to every target spends at most 1/${WORK_STEPS.margin} of the budget it is admitted with`, async () => {
+  describe(`every input to every target spends at most 1/${WORK_STEPS.margin} of its budget`, async () => {
     const picture = gradient(640, 480);
     const inputs: [string, Uint8Array][] = [
       ["jpeg", await encodeImage(picture, "jpeg", { quality: 90 })],
@@ -74,9 +73,9 @@ describe("a call's work budget", () => {
     for (const [name, bytes] of inputs) {
       for (const target of IMAGE_FORMATS) {
         it(`${name} to ${target}`, async () => {
-          const { admitted, run } = await recode(bytes, target);
-          const budget = WorkBudget.forAdmitted("codec", admitted);
-          await budget.run(run);
+          const call = await recode(bytes, target);
+          const budget = call.budget();
+          await budget.run(call.run);
           expect(budget.spent * BigInt(WORK_STEPS.margin)).toBeLessThanOrEqual(budget.steps);
         });
       }

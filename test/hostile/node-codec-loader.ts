@@ -1,7 +1,7 @@
 // Module hooks that let plain Node (22+) load the worker's codec modules, for generate-corpus.ts.
 // Registered with module.register(); never loaded by the worker or by vitest.
 //
-// Three things Node cannot do on its own here (and a fourth for scripts/bench-fuel.ts: a module
+// Three things Node cannot do on its own here (and a fourth for scripts/bench-compare.ts: a module
 // imported with `?unmetered` gets the codecs' WASM with the fuel draws taken out, wasm-fuel.ts):
 // - extensionless relative imports, which the bundler resolves to `.ts` files;
 // - `import wasm from "....wasm"`: the worker's bundler (and workerd) hand the codecs a compiled
@@ -21,7 +21,7 @@ import ts from "typescript";
  */
 export const resolve: ResolveHook = async (specifier, context, nextResolve) => {
   const resolved = await resolveFile(specifier, context, nextResolve);
-  // A module imported as `...?unmetered` (scripts/bench-fuel.ts) imports its own files so too.
+  // A module imported as `...?unmetered` (scripts/bench-compare.ts) imports its own files so too.
   const unmetered = context.parentURL?.endsWith(UNMETERED) && resolved.url.startsWith("file:") && !resolved.url.includes("?");
   return unmetered ? { ...resolved, url: resolved.url + UNMETERED, shortCircuit: true } : resolved;
 };

@@ -133,7 +133,7 @@ describe("wasm-fuel: the committed codec modules", () => {
   }
 });
 
-describe("wasm-fuel: the unmetered copy bench:fuel times against", () => {
+describe("wasm-fuel: the unmetered copy bench:compare times against", () => {
   it("runs the same code with no draws: it spends no fuel and does not trap", () => {
     const copy = unmeteredCopy(meterModule(countingModule(true)));
     expect(WebAssembly.validate(copy)).toBe(true);

@@ -1,15 +1,20 @@
-// What the work budget's metering costs in speed: each codec call timed with the metered WASM the
-// service runs (scripts/wasm-fuel.ts) against the same modules with the draws taken out
-// (unmeteredCopy), both loaded in this one process and run alternately, so load and drift hit
-// both alike. Prints each case's medians and the ratio metered / unmetered (the baseline).
+// The codec layer timed against a baseline, both loaded in this one process and run alternately,
+// so load and drift hit both alike. Prints each case's medians and the ratio this tree / baseline.
+// Baselines:
+//   unmetered (default)  the same modules with the work budget's draws taken out
+//                        (scripts/wasm-fuel.ts unmeteredCopy): what the metering costs;
+//   <directory>          another checkout of this repository (with its own node_modules), e.g. a
+//                        worktree of an older commit: what a change between them costs.
 //
-//   npm run bench:fuel [-- --sizes 1,4] [--rounds 9]
+//   npm run bench:compare [-- --baseline unmetered|<dir>] [--sizes 1,4] [--rounds 9]
 //
 // The cases are compress's and convert's own calls (recodeImage, decodeImage for the decoders)
 // on the codec bench's photo-like inputs (scripts/bench/codecs-images.ts).
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { dimensionsFor, encodeInput, HEIC_INPUT, photoLike, type InputKind, type Pixels } from "./bench/codecs-images.ts";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { loadCodecs, loadUnmeteredCodecs, type Codecs, type Format } from "./bench/codecs-service.ts";
 
 interface FuelCase {
@@ -38,13 +43,13 @@ const CASES: FuelCase[] = [
   ...(HEIC_INPUT ? [{ label: "heic to jpeg q80", input: "heic" as const, target: "jpeg" as const, quality: 80 }] : []),
 ];
 
-function options(): { sizes: number[]; rounds: number } {
+function options(): { sizes: number[]; rounds: number; baseline: string } {
   const args = process.argv.slice(2);
   const value = (name: string) => {
     const i = args.indexOf(name);
     return i >= 0 ? args[i + 1] : undefined;
   };
-  return { sizes: (value("--sizes") ?? "1").split(",").map(Number), rounds: Number(value("--rounds") ?? 9) };
+  return { sizes: (value("--sizes") ?? "1").split(",").map(Number), rounds: Number(value("--rounds") ?? 9), baseline: value("--baseline") ?? "unmetered" };
 }
 
 setFlagsFromString("--expose-gc");
@@ -64,10 +69,11 @@ async function call(codecs: Codecs, c: FuelCase, bytes: Uint8Array): Promise<num
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function main(): Promise<void> {
-  const { sizes, rounds } = options();
-  const metered = await loadCodecs();
-  const unmetered = await loadUnmeteredCodecs();
-  console.log(`Metered WASM against the same modules unmetered (baseline), ${rounds} alternating rounds per case, median wall ms`);
+  const { sizes, rounds, baseline: against } = options();
+  const current = await loadCodecs();
+  const baseline = against === "unmetered" ? await loadUnmeteredCodecs() : ((await import(pathToFileURL(path.resolve(against, "src/codecs/index.ts")).href)) as Codecs);
+  const name = against === "unmetered" ? "the same modules unmetered" : path.resolve(against);
+  console.log(`This tree against ${name} (baseline), ${rounds} alternating rounds per case, median wall ms`);
   const ratios: number[] = [];
   for (const megapixels of sizes) {
     const dims = dimensionsFor(megapixels);
@@ -78,21 +84,21 @@ async function main(): Promise<void> {
     for (const c of CASES) {
       const bytes = inputs.get(c.input)!;
       // Once each untimed (tier-up), then alternately.
-      await call(metered, c, bytes);
-      await call(unmetered, c, bytes);
-      const times = { metered: [] as number[], unmetered: [] as number[] };
+      await call(current, c, bytes);
+      await call(baseline, c, bytes);
+      const times = { current: [] as number[], baseline: [] as number[] };
       for (let round = 0; round < rounds; round++) {
         const first = round % 2 === 0;
-        times[first ? "metered" : "unmetered"].push(await call(first ? metered : unmetered, c, bytes));
-        times[first ? "unmetered" : "metered"].push(await call(first ? unmetered : metered, c, bytes));
+        times[first ? "current" : "baseline"].push(await call(first ? current : baseline, c, bytes));
+        times[first ? "baseline" : "current"].push(await call(first ? baseline : current, c, bytes));
       }
-      const ratio = median(times.metered) / median(times.unmetered);
+      const ratio = median(times.current) / median(times.baseline);
       ratios.push(ratio);
-      console.log(`  ${c.label.padEnd(26)} @ ${megapixels} MP: metered ${median(times.metered).toFixed(1)} ms, unmetered ${median(times.unmetered).toFixed(1)} ms, ratio ${ratio.toFixed(3)}`);
+      console.log(`  ${c.label.padEnd(26)} @ ${megapixels} MP: this tree ${median(times.current).toFixed(1)} ms, baseline ${median(times.baseline).toFixed(1)} ms, ratio ${ratio.toFixed(3)}`);
     }
   }
   const sorted = [...ratios].sort((a, b) => a - b);
-  console.log(`ratio metered / unmetered: median ${median(sorted).toFixed(3)}, largest ${sorted.at(-1)!.toFixed(3)}, smallest ${sorted[0]!.toFixed(3)}`);
+  console.log(`ratio this tree / baseline: median ${median(sorted).toFixed(3)}, largest ${sorted.at(-1)!.toFixed(3)}, smallest ${sorted[0]!.toFixed(3)}`);
 }
 
 await main();
