@@ -80,7 +80,8 @@ async function main(): Promise<void> {
     const opaque = photoLike(dims, false);
     let cutout: Pixels | undefined;
     const inputs = new Map<InputKind, Uint8Array>();
-    for (const c of CASES) if (!inputs.has(c.input)) inputs.set(c.input, await encodeInput(c.input, opaque, () => (cutout ??= photoLike(dims, true))));
+    const written = (pixels: Pixels, format: "gif" | "bmp" | "tiff") => current.encodeImage(pixels, format);
+    for (const c of CASES) if (!inputs.has(c.input)) inputs.set(c.input, await encodeInput(c.input, opaque, () => (cutout ??= photoLike(dims, true)), written));
     for (const c of CASES) {
       const bytes = inputs.get(c.input)!;
       // Once each untimed (tier-up), then alternately.
