@@ -6,7 +6,10 @@
 //   <directory>          another checkout of this repository (with its own node_modules), e.g. a
 //                        worktree of an older commit: what a change between them costs.
 //
-//   npm run bench:compare [-- --baseline unmetered|<dir>] [--sizes 1,4] [--rounds 9]
+//   npm run bench:compare [-- --baseline unmetered|<dir>] [--unmetered] [--sizes 1,4] [--rounds 9]
+//
+// --unmetered: this tree's codecs without the draws too, to compare what changed in the codecs
+// themselves between two checkouts, apart from the metering.
 //
 // The cases are compress's and convert's own calls (recodeImage, decodeImage for the decoders)
 // on the codec bench's photo-like inputs (scripts/bench/codecs-images.ts).
@@ -43,13 +46,13 @@ const CASES: FuelCase[] = [
   ...(HEIC_INPUT ? [{ label: "heic to jpeg q80", input: "heic" as const, target: "jpeg" as const, quality: 80 }] : []),
 ];
 
-function options(): { sizes: number[]; rounds: number; baseline: string } {
+function options(): { sizes: number[]; rounds: number; baseline: string; unmetered: boolean } {
   const args = process.argv.slice(2);
   const value = (name: string) => {
     const i = args.indexOf(name);
     return i >= 0 ? args[i + 1] : undefined;
   };
-  return { sizes: (value("--sizes") ?? "1").split(",").map(Number), rounds: Number(value("--rounds") ?? 9), baseline: value("--baseline") ?? "unmetered" };
+  return { sizes: (value("--sizes") ?? "1").split(",").map(Number), rounds: Number(value("--rounds") ?? 9), baseline: value("--baseline") ?? "unmetered", unmetered: args.includes("--unmetered") };
 }
 
 setFlagsFromString("--expose-gc");
@@ -69,11 +72,11 @@ async function call(codecs: Codecs, c: FuelCase, bytes: Uint8Array): Promise<num
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function main(): Promise<void> {
-  const { sizes, rounds, baseline: against } = options();
-  const current = await loadCodecs();
+  const { sizes, rounds, baseline: against, unmetered } = options();
+  const current = unmetered ? await loadUnmeteredCodecs() : await loadCodecs();
   const baseline = against === "unmetered" ? await loadUnmeteredCodecs() : ((await import(pathToFileURL(path.resolve(against, "src/codecs/index.ts")).href)) as Codecs);
   const name = against === "unmetered" ? "the same modules unmetered" : path.resolve(against);
-  console.log(`This tree against ${name} (baseline), ${rounds} alternating rounds per case, median wall ms`);
+  console.log(`This tree${unmetered ? " (unmetered)" : ""} against ${name} (baseline), ${rounds} alternating rounds per case, median wall ms`);
   const ratios: number[] = [];
   for (const megapixels of sizes) {
     const dims = dimensionsFor(megapixels);

@@ -2,14 +2,19 @@
 // memory bench (`npm run bench:codecs -- --write` or `--write-work`): each case's loop turns
 // (what its codecs spent of the metered fuel, scripts/wasm-fuel.ts) beside the pixels its work
 // reads and writes. A case measured again replaces its entry at that size; the others stay, so a
-// run of a few cases keeps what the rest measured. A route's rate is the largest turns-per-pixel
-// of its cases, a kind's (`<kind> *`) the largest of all its cases: every recorded case fits the
-// rate it is held to, and a call may spend `margin` times that.
+// run of a few cases keeps what the rest measured. The floor is the most any case whose work is a
+// quarter megapixel or less spent (a codec's set-up, a palette's search: work a small picture does
+// whatever its size); a route's rate is the largest turns-per-pixel of its larger cases, a kind's
+// (`<kind> *`) the largest of all its larger cases. Every recorded case then fits within its
+// floor plus its rate times its pixels, and a call may spend `margin` times that.
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { WorkKind, WorkStepsTable } from "../../src/codecs/work-steps.ts";
 
 export const WORK_STEPS_FILE = path.resolve(import.meta.dirname, "../../src/codecs/work-steps.json");
+
+/** Cases whose work reads and writes this few pixels (the bench's quarter megapixel) measure the floor, not a rate. */
+const SMALL_PIXELS = 300_000;
 
 export interface MeasuredWork {
   case: string;
@@ -31,11 +36,15 @@ export function writeWorkSteps(measured: MeasuredWork[], date: string): WorkStep
   const raise = (key: string, rate: number) => {
     perPixel[key] = Math.max(perPixel[key] ?? 0, Math.ceil(rate * 100) / 100);
   };
+  let floor = 0;
   for (const c of cases) {
-    raise(c.rate, c.steps / c.pixels);
-    raise(`${c.rate.split(" ")[0]} *`, c.steps / c.pixels);
+    if (c.pixels <= SMALL_PIXELS) floor = Math.max(floor, c.steps);
+    else {
+      raise(c.rate, c.steps / c.pixels);
+      raise(`${c.rate.split(" ")[0]} *`, c.steps / c.pixels);
+    }
   }
-  const next: WorkStepsTable = { ...table, perPixel: { ...table.perPixel, ...perPixel }, cases };
+  const next: WorkStepsTable = { ...table, floor: floor || table.floor, perPixel: { ...table.perPixel, ...perPixel }, cases };
   const keys = Object.keys(next.perPixel).sort();
   const lines = [
     "{",

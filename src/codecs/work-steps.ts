@@ -3,8 +3,9 @@
 // `-- --write-work` (scripts/bench/work-steps-file.ts) from what every bench case spent: a rate
 // per pixel for each route measured (compress and convert: the input format and the target),
 // and for each kind of work the largest rate of its cases (`codec *`, `upscale *`, `model *`),
-// which a route not measured on its own takes. A call may spend `margin` times its rate, and
-// never less than `margin` x `floor` (a small call's codec set-up).
+// which a route not measured on its own takes, and a floor: the most any small case spent (a
+// codec's set-up, a palette's search). A call may spend `margin` times the floor plus its rate
+// times its pixels.
 //
 // Pixels, not the memory the gate admits: work grows with the pixels, memory does not (a
 // streamed route holds a few rows of a 24 MP photo at a time).
@@ -34,5 +35,5 @@ export function workRate(kind: WorkKind, route?: string): string {
 /** Loop turns a call of `kind` on `route` whose work reads and writes `pixels` may take. */
 export function workStepsFor(kind: WorkKind, pixels: number, route?: string): bigint {
   const rate = WORK_STEPS.perPixel[workRate(kind, route)]!;
-  return BigInt(Math.ceil(WORK_STEPS.margin * Math.max(WORK_STEPS.floor, rate * pixels)));
+  return BigInt(Math.ceil(WORK_STEPS.margin * (WORK_STEPS.floor + rate * pixels)));
 }
