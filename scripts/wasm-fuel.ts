@@ -212,6 +212,32 @@ function skipLimits(r: Reader): void {
   if (flags & 1) r.u32();
 }
 
+/** The index of a metered module's fuel global (its imported globals come first, in order). */
+function fuelGlobalIndex(section: Section): number {
+  const r = new Reader(section.body);
+  let globals = 0;
+  for (let i = r.u32(); i > 0; i--) {
+    const module = r.name();
+    const name = r.name();
+    const kind = r.byte();
+    if (kind === EXTERNAL.func) r.u32();
+    else if (kind === EXTERNAL.tag) {
+      r.byte();
+      r.u32();
+    } else if (kind === EXTERNAL.table) {
+      r.byte();
+      skipLimits(r);
+    } else if (kind === EXTERNAL.memory) skipLimits(r);
+    else {
+      r.byte();
+      r.byte();
+      if (module === FUEL_MODULE && name === FUEL_NAME) return globals;
+      globals++;
+    }
+  }
+  throw new Error("not a metered module: no fuel import");
+}
+
 /** The export section with global exports renumbered. */
 function renumberExports(section: Section, global: (index: number) => number): Uint8Array {
   const r = new Reader(section.body);
@@ -310,7 +336,7 @@ function meterCode(section: Section, paramCounts: number[], metering: Metering):
  * One function body metered; with `strip`, a metered body given back without its draws and its
  * allowance (unmeteredCopy), its globals left as they are.
  */
-function meterBody(r: Reader, params: number, { refuel, global }: Metering, strip = false): Writer {
+function meterBody(r: Reader, params: number, { fuel, global }: Metering, strip = false): Writer {
   const out = new Writer();
   // The locals, with the allowance as one more i32 at the end.
   const groups = r.u32();
@@ -328,9 +354,14 @@ function meterBody(r: Reader, params: number, { refuel, global }: Metering, stri
   const allowance = params + locals;
   if (!strip) declared.u32(1).byte(I32);
   out.bytes(declared.finish());
-  // if (allowance == 0) allowance = refuel(); allowance -= 1
+  // if (allowance == 0) { fuel -= CHUNK; if (fuel < 0) unreachable; allowance = CHUNK } allowance -= 1
+  // (inline, not a call: a loop with a call in it is not unrolled by V8)
   const draw = new Writer()
-    .byte(0x20).u32(allowance).byte(0x45).byte(0x04).byte(0x40).byte(0x10).u32(refuel).byte(0x21).u32(allowance).byte(0x0b)
+    .byte(0x20).u32(allowance).byte(0x45).byte(0x04).byte(0x40)
+    .byte(0x23).u32(fuel).byte(0x42).s32(CHUNK).byte(0x7d).byte(0x24).u32(fuel)
+    .byte(0x23).u32(fuel).byte(0x42).byte(0x00).byte(0x53).byte(0x04).byte(0x40).byte(0x00).byte(0x0b)
+    .byte(0x41).s32(CHUNK).byte(0x21).u32(allowance)
+    .byte(0x0b)
     .byte(0x20).u32(allowance).byte(0x41).byte(0x01).byte(0x6b).byte(0x21).u32(allowance)
     .finish();
   let from = r.at;
@@ -373,7 +404,7 @@ export function unmeteredCopy(module: Uint8Array): Uint8Array {
   const { params } = readTypes(sections.find((s) => s.id === SECTION.type));
   const r = new Reader(sections.find((s) => s.id === SECTION.function)!.body);
   const types = Array.from({ length: r.u32() }, () => r.u32());
-  const metering: Metering = { fuel: -1, refuel: importedFunctions + types.length - 1, global: (index) => index };
+  const metering: Metering = { fuel: fuelGlobalIndex(sections.find((s) => s.id === SECTION.import)!), refuel: importedFunctions + types.length - 1, global: (index) => index };
   const out = new Writer().bytes(module.subarray(0, 8));
   for (const section of sections) {
     let body = section.body;
