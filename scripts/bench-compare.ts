@@ -6,7 +6,7 @@
 //   <directory>          another checkout of this repository (with its own node_modules), e.g. a
 //                        worktree of an older commit: what a change between them costs.
 //
-//   npm run bench:compare [-- --baseline unmetered|<dir>] [--unmetered] [--sizes 1,4] [--rounds 9]
+//   npm run bench:compare [-- --baseline unmetered|<dir>] [--unmetered] [--sizes 1,4] [--rounds 9] [--cases "decode jpeg,jpeg to avif"]
 //
 // --unmetered: this tree's codecs without the draws too, to compare what changed in the codecs
 // themselves between two checkouts, apart from the metering.
@@ -20,7 +20,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { loadCodecs, loadUnmeteredCodecs, type Codecs, type Format } from "./bench/codecs-service.ts";
 
-interface FuelCase {
+interface CompareCase {
   label: string;
   input: InputKind;
   /** Absent: decode only. */
@@ -28,7 +28,7 @@ interface FuelCase {
   quality?: number;
 }
 
-const CASES: FuelCase[] = [
+const CASES: CompareCase[] = [
   { label: "decode jpeg", input: "jpeg" },
   { label: "decode png", input: "png" },
   { label: "decode webp", input: "webp" },
@@ -46,19 +46,28 @@ const CASES: FuelCase[] = [
   ...(HEIC_INPUT ? [{ label: "heic to jpeg q80", input: "heic" as const, target: "jpeg" as const, quality: 80 }] : []),
 ];
 
-function options(): { sizes: number[]; rounds: number; baseline: string; unmetered: boolean } {
+function options(): { sizes: number[]; rounds: number; baseline: string; unmetered: boolean; cases: CompareCase[] } {
   const args = process.argv.slice(2);
   const value = (name: string) => {
     const i = args.indexOf(name);
     return i >= 0 ? args[i + 1] : undefined;
   };
-  return { sizes: (value("--sizes") ?? "1").split(",").map(Number), rounds: Number(value("--rounds") ?? 9), baseline: value("--baseline") ?? "unmetered", unmetered: args.includes("--unmetered") };
+  return { sizes: (value("--sizes") ?? "1").split(",").map(Number), rounds: Number(value("--rounds") ?? 9), baseline: value("--baseline") ?? "unmetered", unmetered: args.includes("--unmetered"), cases: selected(value("--cases")) };
+}
+
+/** The cases named (by label, comma-separated); all when none is. */
+function selected(labels: string | undefined): CompareCase[] {
+  if (!labels) return CASES;
+  const names = labels.split(",").map((l) => l.trim());
+  const unknown = names.filter((n) => !CASES.some((c) => c.label === n));
+  if (unknown.length) throw new Error(`unknown case ${unknown.join(", ")}; the cases: ${CASES.map((c) => c.label).join(", ")}`);
+  return CASES.filter((c) => names.includes(c.label));
 }
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
 
-async function call(codecs: Codecs, c: FuelCase, bytes: Uint8Array): Promise<number> {
+async function call(codecs: Codecs, c: CompareCase, bytes: Uint8Array): Promise<number> {
   const format = codecs.sniffFormat(bytes);
   if (format === null || format === "svg") throw new Error(`${c.label}: input not recognised`);
   const header = codecs.readHeader(bytes, format);
@@ -72,7 +81,7 @@ async function call(codecs: Codecs, c: FuelCase, bytes: Uint8Array): Promise<num
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function main(): Promise<void> {
-  const { sizes, rounds, baseline: against, unmetered } = options();
+  const { sizes, rounds, baseline: against, unmetered, cases } = options();
   const current = unmetered ? await loadUnmeteredCodecs() : await loadCodecs();
   const baseline = against === "unmetered" ? await loadUnmeteredCodecs() : ((await import(pathToFileURL(path.resolve(against, "src/codecs/index.ts")).href)) as Codecs);
   const name = against === "unmetered" ? "the same modules unmetered" : path.resolve(against);
@@ -84,8 +93,8 @@ async function main(): Promise<void> {
     let cutout: Pixels | undefined;
     const inputs = new Map<InputKind, Uint8Array>();
     const written = (pixels: Pixels, format: "gif" | "bmp" | "tiff") => current.encodeImage(pixels, format);
-    for (const c of CASES) if (!inputs.has(c.input)) inputs.set(c.input, await encodeInput(c.input, opaque, () => (cutout ??= photoLike(dims, true)), written));
-    for (const c of CASES) {
+    for (const c of cases) if (!inputs.has(c.input)) inputs.set(c.input, await encodeInput(c.input, opaque, () => (cutout ??= photoLike(dims, true)), written));
+    for (const c of cases) {
       const bytes = inputs.get(c.input)!;
       // Once each untimed (tier-up), then alternately. A case past a limit is skipped, as the service refuses it.
       try {
