@@ -31,11 +31,15 @@
 // it would ignore) so this step is checked like the others: src/codecs/fuel.ts refuses an
 // instance whose module does not import the fuel.
 //
+// 5. Initial memory: each of those modules starts with the memory its data and stack need
+// (scripts/wasm-memory.ts) instead of Emscripten's default 16 MB, and grows as it allocates.
+//
 // Idempotent; fails loudly when a file has neither form (a jsquash upgrade changed its glue), so
 // a silent slowdown cannot creep back in.
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { meterModule } from "./wasm-fuel.ts";
+import { withLeastInitialMemory } from "./wasm-memory.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 
@@ -106,9 +110,11 @@ for (const file of WASM_FILES) {
   const full = path.join(ROOT, "node_modules", file);
   try {
     const before = readFileSync(full);
-    const after = meterModule(before);
+    const metered = meterModule(before);
+    const after = withLeastInitialMemory(metered);
     if (after !== before) writeFileSync(full, after);
-    console.log(`patch-codecs: ${file}: ${after !== before ? "metered" : "already metered"}`);
+    const done = [metered !== before ? "metered" : "already metered", after !== metered ? "initial memory lowered" : null].filter(Boolean).join(", ");
+    console.log(`patch-codecs: ${file}: ${done}`);
   } catch (error) {
     failed = true;
     console.error(`patch-codecs: ${file}: ${error instanceof Error ? error.message : String(error)}`);

@@ -43,7 +43,7 @@ const FUNC_TYPE = 0x60;
 export const CHUNK = 64;
 const MUTABLE = 1;
 
-class Reader {
+export class Reader {
   at = 0;
   readonly bytes: Uint8Array;
   constructor(bytes: Uint8Array) {
@@ -83,7 +83,7 @@ class Reader {
   }
 }
 
-class Writer {
+export class Writer {
   private readonly chunks: number[] = [];
   private readonly parts: Uint8Array[] = [];
   private length = 0;
@@ -144,12 +144,12 @@ class Writer {
   }
 }
 
-interface Section {
+export interface Section {
   id: number;
   body: Uint8Array;
 }
 
-function readSections(module: Uint8Array): Section[] {
+export function readSections(module: Uint8Array): Section[] {
   const header = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
   if (!header.every((b, i) => module[i] === b)) throw new Error("not a WebAssembly 1.0 module");
   const r = new Reader(module);
