@@ -6,7 +6,7 @@
 // an alpha plane laid out unlike the colour image.
 
 import { invalidImage } from "./bytes.ts";
-import { type HeifItem, type HeifItems, itemData, readHeifItems } from "./heif-items.ts";
+import { gridDescriptor, type HeifItem, type HeifItems, itemData, readHeifItems } from "./heif-items.ts";
 import { ALPHA_URNS, auxiliaryType, type Box } from "./isobmff.ts";
 
 /** One coded image: its hvcC box body (from configurationVersion on) and its data, read when decoded. */
@@ -101,15 +101,7 @@ function tiledImage(file: HeifItems, item: HeifItem, colour: boolean): TiledImag
     return evenTiles({ ...dims, columns: 1, rows: 1, tileWidth: dims.width, tileHeight: dims.height, tiles: [tile] });
   }
   if (item.type !== "grid") return null;
-  // ImageGrid: version, flags (bit 0: 32-bit sizes), rows - 1, columns - 1, output width, height.
-  const grid = itemData(file, item);
-  if (grid.length < 8) throw invalidImage("The HEIC's image grid is truncated.");
-  const view = new DataView(grid.buffer, grid.byteOffset, grid.byteLength);
-  const wide = (grid[1]! & 1) === 1;
-  if (wide && grid.length < 12) throw invalidImage("The HEIC's image grid is truncated.");
-  const [rows, columns] = [grid[2]! + 1, grid[3]! + 1];
-  const width = wide ? view.getUint32(4) : view.getUint16(4);
-  const height = wide ? view.getUint32(8) : view.getUint16(6);
+  const { rows, columns, width, height } = gridDescriptor(file, item);
   const ids = file.references.find((ref) => ref.type === "dimg" && ref.from === item.id)?.to ?? [];
   if (ids.length !== rows * columns) throw invalidImage("The HEIC's image grid does not reference one image per cell.");
   const items = ids.map((id) => file.items.get(id));

@@ -8,7 +8,7 @@
 //   carrying a 16384x16384 SPS made libheif decode 268 MP.
 
 import { invalidImage } from "./bytes.ts";
-import { type HeifItem, type HeifItems, itemData, readHeifItems } from "./heif-items.ts";
+import { gridDescriptor, type HeifItem, type HeifItems, itemData, readHeifItems } from "./heif-items.ts";
 import { NAL_SPS, nalType, readSpsSize } from "./hevc-sps.ts";
 
 /**
@@ -42,11 +42,16 @@ function ispeOf(file: HeifItems, item: HeifItem): { width: number; height: numbe
 }
 
 function assertGridTiles(file: HeifItems, item: HeifItem): void {
-  const grid = itemData(file, item);
-  if (grid.length < 4) throw invalidImage("The HEIC's image grid is truncated.");
-  const tiles = (grid[2]! + 1) * (grid[3]! + 1);
+  const { rows, columns, width, height } = gridDescriptor(file, item);
+  const tiles = rows * columns;
   if (tiles > MAX_HEIC_GRID_TILES) {
-    throw invalidImage(`The HEIC's image grid has ${tiles} tiles (${grid[3]! + 1} x ${grid[2]! + 1}); at most ${MAX_HEIC_GRID_TILES} are decoded.`);
+    throw invalidImage(`The HEIC's image grid has ${tiles} tiles (${columns} x ${rows}); at most ${MAX_HEIC_GRID_TILES} are decoded.`);
+  }
+  // The picture a decoder makes is the descriptor's (libheif follows it); the pixel limits were
+  // checked against the ispe.
+  const declared = ispeOf(file, item);
+  if (declared && (declared.width !== width || declared.height !== height)) {
+    throw invalidImage(`The HEIC's image grid makes a ${width}x${height} picture where its ispe declares ${declared.width}x${declared.height}.`);
   }
 }
 

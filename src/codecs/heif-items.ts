@@ -79,6 +79,23 @@ function assertExtentsFit(item: HeifItem, base: Box | undefined): void {
   if (total > room) throw invalidImage("The HEIC's item data is larger than the file that holds it.");
 }
 
+/**
+ * A grid item's ImageGrid descriptor: version, flags (bit 0: 32-bit sizes), rows - 1,
+ * columns - 1, then the output width and height, the picture a decoder makes of the tiles.
+ */
+export function gridDescriptor(file: HeifItems, item: HeifItem): { rows: number; columns: number; width: number; height: number } {
+  const grid = itemData(file, item);
+  const wide = grid.length > 1 && (grid[1]! & 1) === 1;
+  if (grid.length < (wide ? 12 : 8)) throw invalidImage("The HEIC's image grid is truncated.");
+  const view = new DataView(grid.buffer, grid.byteOffset, grid.byteLength);
+  return {
+    rows: grid[2]! + 1,
+    columns: grid[3]! + 1,
+    width: wide ? view.getUint32(4) : view.getUint16(4),
+    height: wide ? view.getUint32(8) : view.getUint16(6),
+  };
+}
+
 /** An item's data as one array: a view of the file when it is one extent, joined otherwise. */
 export function itemData(file: HeifItems, item: HeifItem): Uint8Array {
   if (item.method > 1) throw invalidImage("The HEIC locates an item's data in a way this reader does not follow.");

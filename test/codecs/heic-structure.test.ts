@@ -10,6 +10,8 @@ import { MAX_ITEM_EXTENTS } from "../../src/codecs/heif-items.ts";
 import { readSpsSize } from "../../src/codecs/hevc-sps.ts";
 import { heicGrid, heicInBandSps, heicManyExtents } from "../support/heic-hostile.ts";
 import { spsWithSize } from "../support/heif-writer.ts";
+import { GRID_ISPE_SHORT_HEIC } from "../fixtures/heic.ts";
+import { bytesOfBase64 } from "../support/tool-calls.ts";
 import { pixelgateError } from "./support.ts";
 
 function check(bytes: Uint8Array): void {
@@ -49,6 +51,14 @@ describe("HEIC structure before the charge", () => {
       expect({ name, code: error.code }).toEqual({ name, code: "invalid_image" });
       expect(error.message).toMatch(/parameter set declares a 8192x8192|16384x16384/);
     }
+  });
+
+  it("a grid whose descriptor makes another picture than its ispe declares is refused (the fuzz's finding, on libheif's path)", async () => {
+    const bytes = bytesOfBase64(GRID_ISPE_SHORT_HEIC);
+    expect(readHeader(bytes, "heic")).toMatchObject({ width: 64, height: 16 });
+    const error = await pixelgateError(() => check(bytes));
+    expect(error.code).toBe("invalid_image");
+    expect(error.message).toMatch(/makes a 64x48 picture where its ispe declares 64x16/);
   });
 
   it(`a grid of more than ${MAX_HEIC_GRID_TILES} tiles is refused; ${MAX_HEIC_GRID_TILES} pass`, async () => {
