@@ -6,13 +6,13 @@
 // decoder cannot be stopped from outside.
 //
 // How a loop draws: every function gets one more local, an i32 allowance (0 at each call). Each
-// loop turn takes one from it; when it is 0, the turn first calls the module's new `refuel`
-// function, which takes CHUNK units from the global (trapping once that goes below 0) and
-// returns CHUNK as the new allowance. So the hot path is a register decrement and a branch (a
-// counter in memory, decremented every turn, made AVIF's tight loops 50 to 130% slower), and
-// what the global counts is loop turns plus up to CHUNK per call of a function whose loops ran:
-// a deterministic measure of work, which src/codecs/work-steps.json relates to what a call was
-// admitted with.
+// loop turn takes one from it; when it is 0, the turn first takes CHUNK units from the global
+// (trapping once that goes below 0) and sets the allowance to CHUNK, written inline in the loop
+// (V8 does not unroll a loop with a call in it). So the hot path is a register decrement and a
+// branch (a counter in memory, decremented every turn, made AVIF's tight loops 50 to 130%
+// slower), and what the global counts is loop turns plus up to CHUNK per call of a function
+// whose loops ran: a deterministic measure of work, which src/codecs/work-steps.json relates to
+// the pixels of a call's work.
 //
 // Run on our own modules by scripts/build-wasm.sh and scripts/build-hevc-wasm.sh (the committed
 // .wasm are metered) and on the npm codecs' modules by scripts/patch-codecs.ts at install.
@@ -23,9 +23,9 @@
 // What else changes in the module: one global import is appended (so every defined global's
 // index moves up by one: global.get/global.set in the code, global exports, and the global names
 // of the `name` section are renumbered; constant expressions can only name imported globals,
-// whose indices stay); a function type `[] -> [i32]` is appended when there is none; the refuel
-// function is appended after every other (no function index moves); DWARF sections, whose code
-// offsets would no longer hold, are dropped.
+// whose indices stay); DWARF sections, whose code offsets would no longer hold, are dropped. A
+// function `() -> CHUNK` that takes the chunk, the draw's first form, is still appended after
+// every other (with its type when the module has none), and nothing calls it.
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
