@@ -23,9 +23,8 @@
 // What else changes in the module: one global import is appended (so every defined global's
 // index moves up by one: global.get/global.set in the code, global exports, and the global names
 // of the `name` section are renumbered; constant expressions can only name imported globals,
-// whose indices stay); DWARF sections, whose code offsets would no longer hold, are dropped. A
-// function `() -> CHUNK` that takes the chunk, the draw's first form, is still appended after
-// every other (with its type when the module has none), and nothing calls it.
+// whose indices stay); DWARF sections, whose code offsets would no longer hold, are dropped. No
+// function or type is added, so no function index moves.
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -39,7 +38,7 @@ const EXTERNAL = { func: 0, table: 1, memory: 2, global: 3, tag: 4 } as const;
 const I32 = 0x7f;
 const I64 = 0x7e;
 const FUNC_TYPE = 0x60;
-/** Units a refuel takes from the global, and the allowance it hands the loop. */
+/** Units a loop takes from the global when its allowance is out, and the allowance it sets. */
 export const CHUNK = 64;
 const MUTABLE = 1;
 
@@ -170,11 +169,10 @@ export function isMetered(module: Uint8Array): boolean {
 }
 
 /** The import section with the fuel global appended; how many globals were imported before it. */
-function withFuelImport(section: Section | undefined): { body: Uint8Array; importedGlobals: number; importedFunctions: number } {
+function withFuelImport(section: Section | undefined): { body: Uint8Array; importedGlobals: number } {
   const out = new Writer();
   let count = 0;
   let importedGlobals = 0;
-  let importedFunctions = 0;
   const entries = new Writer();
   if (section) {
     const r = new Reader(section.body);
@@ -186,7 +184,6 @@ function withFuelImport(section: Section | undefined): { body: Uint8Array; impor
       const kind = r.byte();
       if (kind === EXTERNAL.func || kind === EXTERNAL.tag) {
         if (kind === EXTERNAL.tag) r.byte();
-        else importedFunctions++;
         r.u32();
       } else if (kind === EXTERNAL.table) {
         r.byte();
@@ -203,7 +200,7 @@ function withFuelImport(section: Section | undefined): { body: Uint8Array; impor
   }
   entries.name(FUEL_MODULE).name(FUEL_NAME).byte(EXTERNAL.global).byte(I64).byte(MUTABLE);
   out.u32(count + 1).bytes(entries.finish());
-  return { body: out.finish(), importedGlobals, importedFunctions };
+  return { body: out.finish(), importedGlobals };
 }
 
 function skipLimits(r: Reader): void {
@@ -265,55 +262,37 @@ function withoutGlobalNames(section: Section): Uint8Array {
   return out.finish();
 }
 
-/** Each function type's parameter count; the index of a `[] -> [i32]` type, appended when missing. */
-function readTypes(section: Section | undefined): { params: number[]; refuelType: number; body: Uint8Array } {
+/** Each function type's parameter count. */
+function readParamCounts(section: Section | undefined): number[] {
   const params: number[] = [];
-  let refuelType = -1;
-  const entries = new Writer();
-  if (section) {
-    const r = new Reader(section.body);
-    const count = r.u32();
-    for (let i = 0; i < count; i++) {
-      const start = r.at;
-      if (r.byte() !== FUNC_TYPE) throw new Error("only function types are supported");
-      const paramCount = r.u32();
-      r.take(paramCount);
-      const results = r.take(r.u32());
-      params.push(paramCount);
-      if (paramCount === 0 && results.length === 1 && results[0] === I32 && refuelType < 0) refuelType = i;
-      entries.bytes(section.body.subarray(start, r.at));
-    }
+  if (!section) return params;
+  const r = new Reader(section.body);
+  for (let n = r.u32(); n > 0; n--) {
+    if (r.byte() !== FUNC_TYPE) throw new Error("only function types are supported");
+    const paramCount = r.u32();
+    r.take(paramCount);
+    r.take(r.u32());
+    params.push(paramCount);
   }
-  let count = params.length;
-  if (refuelType < 0) {
-    refuelType = count++;
-    entries.byte(FUNC_TYPE).u32(0).u32(1).byte(I32);
-  }
-  return { params, refuelType, body: new Writer().u32(count).bytes(entries.finish()).finish() };
+  return params;
 }
 
-/** The function section with the refuel function's type appended; each defined function's type. */
-function withRefuelFunction(section: Section, refuelType: number): { body: Uint8Array; types: number[] } {
+/** Each defined function's type index (the function section). */
+function functionTypes(section: Section): number[] {
   const r = new Reader(section.body);
-  const count = r.u32();
-  const types: number[] = [];
-  for (let i = 0; i < count; i++) types.push(r.u32());
-  const out = new Writer().u32(count + 1);
-  for (const type of types) out.u32(type);
-  return { body: out.u32(refuelType).finish(), types };
+  return Array.from({ length: r.u32() }, () => r.u32());
 }
 
 interface Metering {
   fuel: number;
-  refuel: number;
   global: (index: number) => number;
 }
 
-/** The code section with every loop drawing on its function's allowance, globals renumbered, and the refuel function appended. */
+/** The code section with every loop drawing on its function's allowance, and globals renumbered. */
 function meterCode(section: Section, paramCounts: number[], metering: Metering): Uint8Array {
   const r = new Reader(section.body);
   const count = r.u32();
-  const out = new Writer().u32(count + 1);
+  const out = new Writer().u32(count);
   for (let i = 0; i < count; i++) {
     const size = r.u32();
     const end = r.at + size;
@@ -322,14 +301,7 @@ function meterCode(section: Section, paramCounts: number[], metering: Metering):
     out.bytes(meterBody(body, paramCounts[i]!, metering).sized());
     r.at = end;
   }
-  const { fuel } = metering;
-  // (func (result i32) fuel -= CHUNK; if (fuel < 0) unreachable; CHUNK)
-  const refuel = new Writer()
-    .u32(0)
-    .byte(0x23).u32(fuel).byte(0x42).s32(CHUNK).byte(0x7d).byte(0x24).u32(fuel)
-    .byte(0x23).u32(fuel).byte(0x42).byte(0x00).byte(0x53).byte(0x04).byte(0x40).byte(0x00).byte(0x0b)
-    .byte(0x41).s32(CHUNK).byte(0x0b);
-  return out.bytes(refuel.sized()).finish();
+  return out.finish();
 }
 
 /**
@@ -393,18 +365,16 @@ function meterBody(r: Reader, params: number, { fuel, global }: Metering, strip 
 }
 
 /**
- * A metered module with its loops' draws taken out again (the fuel import, the renumbered
- * globals and the refuel function stay, unused): the same code as before metering, which
+ * A metered module with its loops' draws taken out again (the fuel import and the renumbered
+ * globals stay, unused): the same code as before metering, which
  * `npm run bench:compare` times the metered module against.
  */
 export function unmeteredCopy(module: Uint8Array): Uint8Array {
   const sections = readSections(module);
   if (!sections.some((s) => customName(s) === MARKER)) throw new Error("not a metered module");
-  const { importedFunctions } = withFuelImport(sections.find((s) => s.id === SECTION.import));
-  const { params } = readTypes(sections.find((s) => s.id === SECTION.type));
-  const r = new Reader(sections.find((s) => s.id === SECTION.function)!.body);
-  const types = Array.from({ length: r.u32() }, () => r.u32());
-  const metering: Metering = { fuel: fuelGlobalIndex(sections.find((s) => s.id === SECTION.import)!), refuel: importedFunctions + types.length - 1, global: (index) => index };
+  const params = readParamCounts(sections.find((s) => s.id === SECTION.type));
+  const types = functionTypes(sections.find((s) => s.id === SECTION.function)!);
+  const metering: Metering = { fuel: fuelGlobalIndex(sections.find((s) => s.id === SECTION.import)!), global: (index) => index };
   const out = new Writer().bytes(module.subarray(0, 8));
   for (const section of sections) {
     let body = section.body;
@@ -415,12 +385,9 @@ export function unmeteredCopy(module: Uint8Array): Uint8Array {
       for (let i = 0; i < count; i++) {
         const size = code.u32();
         const end = code.at + size;
-        if (i === count - 1) bodies.u32(size).bytes(code.bytes.subarray(code.at, end));
-        else {
-          const reader = new Reader(code.bytes.subarray(0, end));
-          reader.at = code.at;
-          bodies.bytes(meterBody(reader, params[types[i]!]!, metering, true).sized());
-        }
+        const reader = new Reader(code.bytes.subarray(0, end));
+        reader.at = code.at;
+        bodies.bytes(meterBody(reader, params[types[i]!]!, metering, true).sized());
         code.at = end;
       }
       body = bodies.finish();
@@ -499,21 +466,15 @@ function skipAtomic(r: Reader, sub: number): void {
 export function meterModule(module: Uint8Array): Uint8Array {
   const sections = readSections(module);
   if (sections.some((s) => customName(s) === MARKER)) return module;
-  const { body: importBody, importedGlobals, importedFunctions } = withFuelImport(sections.find((s) => s.id === SECTION.import));
-  const types = readTypes(sections.find((s) => s.id === SECTION.type));
+  const { body: importBody, importedGlobals } = withFuelImport(sections.find((s) => s.id === SECTION.import));
   const functionSection = sections.find((s) => s.id === SECTION.function);
   if (!functionSection) return module; // no code, nothing to meter
-  const functions = withRefuelFunction(functionSection, types.refuelType);
-  const metering: Metering = {
-    fuel: importedGlobals,
-    refuel: importedFunctions + functions.types.length,
-    global: (index) => (index < importedGlobals ? index : index + 1),
-  };
-  const paramCounts = functions.types.map((type) => types.params[type]!);
+  const params = readParamCounts(sections.find((s) => s.id === SECTION.type));
+  const metering: Metering = { fuel: importedGlobals, global: (index) => (index < importedGlobals ? index : index + 1) };
+  const paramCounts = functionTypes(functionSection).map((type) => params[type]!);
   const out = new Writer().bytes(module.subarray(0, 8));
   const put = (id: number, body: Uint8Array) => out.byte(id).u32(body.length).bytes(body);
   let importWritten = false;
-  if (!sections.some((s) => s.id === SECTION.type)) put(SECTION.type, types.body);
   for (const section of sections) {
     const name = customName(section);
     if (name !== null && (name.startsWith(".debug") || name === "sourceMappingURL" || name === "external_debug_info")) continue;
@@ -521,12 +482,10 @@ export function meterModule(module: Uint8Array): Uint8Array {
       put(SECTION.import, importBody);
       importWritten = true;
     }
-    if (section.id === SECTION.type) put(section.id, types.body);
-    else if (section.id === SECTION.import) {
+    if (section.id === SECTION.import) {
       put(SECTION.import, importBody);
       importWritten = true;
-    } else if (section.id === SECTION.function) put(section.id, functions.body);
-    else if (section.id === SECTION.export) put(section.id, renumberExports(section, metering.global));
+    } else if (section.id === SECTION.export) put(section.id, renumberExports(section, metering.global));
     else if (section.id === SECTION.code) put(section.id, meterCode(section, paramCounts, metering));
     else if (name === "name") put(SECTION.custom, withoutGlobalNames(section));
     else put(section.id, section.body);
