@@ -11,6 +11,7 @@
 import app from "../../src/index";
 import type { Env } from "../../src/env";
 import type { Model } from "../../src/models/catalog";
+import { workBudgetOf } from "../../src/billing/billed-call";
 import { runModel, type ModelOutput, type ProviderTask } from "../../src/providers";
 import { TOOLS } from "../../src/tools/registry";
 import type { ToolContext } from "../../src/tools/types";
@@ -64,7 +65,8 @@ async function unbilled(name: string, request: Request, env: Env, ctx: Execution
   const tool = TOOLS.find((candidate) => candidate.name === name);
   if (!tool) return Response.json({ error: `no tool ${name}` }, { status: 404 });
   const toolCtx = { env, family: "v1", requestId: "bench", source: "rest", baseUrl: new URL(request.url).origin, startedAt: Date.now(), waitUntil: (work: Promise<unknown>) => ctx.waitUntil(work) } as unknown as ToolContext;
-  const output = await tool.run(await tool.prepare(tool.input("v1").parse(await request.json()), toolCtx), toolCtx);
+  const prepared = await tool.prepare(tool.input("v1").parse(await request.json()), toolCtx);
+  const output = await workBudgetOf(tool, prepared).run(() => tool.run(prepared, toolCtx));
   return Response.json({ success: true, message: output.message, result: output.result });
 }
 

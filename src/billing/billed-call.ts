@@ -1,5 +1,6 @@
 import type { HoldRequest, ReserveOutcome, SettleOutcome, WindowState } from "../../durable-objects/account-ledger";
 import { ledgerOf } from "../accounts/ledger";
+import { WorkBudget } from "../codecs/fuel";
 import type { ApiKeyRecord } from "../accounts/repository";
 import { ERROR_CATALOG, PixelgateError } from "../errors";
 import { refusalOf } from "../http/rate-limit";
@@ -9,7 +10,7 @@ import { newEntryId, type EntryDraft } from "../usage/log";
 
 // The one path every billed call walks, whatever the surface:
 //   prepare (validate input, load images, safety) -> reserve (window + credits + hold, one
-//   ledger step) -> run -> settle (refund if the failure was not ours to charge for + log
+//   ledger step) -> run, on the tool's work budget -> settle (refund if the failure was not ours to charge for + log
 //   entry, one ledger step) -> result.
 // Nothing is taken before the reservation. Every call that passed authentication gets exactly
 // one usage-log entry, and the ledger writes it: when it refuses the reservation, when the call
@@ -149,7 +150,7 @@ export async function executeCall(ready: PreparedCall, balance: number): Promise
   const settle = (statusCode: number, refundCredits: number, errorCode: string | null = null) =>
     ledger.settle(ready.entry.id, { statusCode, errorCode, refundCredits, latencyMs: Date.now() - ready.entry.startedAt });
   try {
-    const output = await tool.run(ready.prepared, ctx);
+    const output = await workBudgetOf(tool, ready.prepared).run(() => tool.run(ready.prepared, ctx));
     if (!output.refundCredits) {
       // Nothing goes back, so the answer need not wait for the settlement's commit: the RPC is
       // sent now (the account's next request reaches the ledger after it, so it sees the entry)
@@ -167,6 +168,14 @@ export async function executeCall(ready: PreparedCall, balance: number): Promise
     const { refunded } = refundedBy(await settle(statusOf(error), isRefundable(error) ? ready.price : 0, errorCodeOf(error)), ready.price);
     return { ok: false, error, charged: ready.price, refunded };
   }
+}
+
+/**
+ * The budget a call's run() draws on: its tool's (codecs/fuel.ts), or the floor alone for a tool
+ * that does no codec work of its own. Spent, the call fails with image_too_large, refunded.
+ */
+export function workBudgetOf(tool: AnyTool, prepared: unknown): WorkBudget {
+  return tool.workBudget?.(prepared) ?? WorkBudget.forWork("codec", 0);
 }
 
 /**

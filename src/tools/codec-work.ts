@@ -39,15 +39,14 @@ function codecWorkBytes(source: CodecSource, target: ImageFormat, plan: RecodePl
 }
 
 /**
- * Runs `work` holding `permit`, which is given back however the work ends, except the part the
- * work handed to its answer (answerHolding); its codecs draw on `budget` (codecs/fuel.ts), and
- * stop with image_too_large once it is spent.
+ * Runs `work` holding `permit` (none: as it is), which is given back however the work ends,
+ * except the part the work handed to its answer (answerHolding).
  */
-export async function holdingPermit<T>(permit: Permit, budget: WorkBudget, work: () => Promise<T>): Promise<T> {
+export async function holdingPermit<T>(permit: Permit | null, work: () => Promise<T>): Promise<T> {
   try {
-    return await budget.run(work);
+    return await work();
   } finally {
-    if (!permit.handedOver) permit.release();
+    if (permit && !permit.handedOver) permit.release();
   }
 }
 

@@ -104,8 +104,9 @@ export const compressImage = defineTool({
   release: ({ permit }) => permit.release(),
   price: () => 1,
   summarize: () => ({ model: "wasm-codecs", prompt: "" }),
+  workBudget: ({ source, target }) => codecWorkBudget(source, target),
   run: ({ source, quality, target, plan, permit }, ctx) =>
-    holdingPermit(permit, codecWorkBudget(source, target), async () => {
+    holdingPermit(permit, async () => {
       const recoded = await runRecode(source.bytes, plan);
       const { file, message } = smallestOf(source, recoded, target, quality, plan.resize !== null);
       const { length } = file;

@@ -9,7 +9,8 @@ import { aspectRatioField, imageAliasField, imageField, modelField, optionalProm
 import { expectImage, imageResultFields, storeImage, timing } from "./model-output";
 import { IMAGE_INPUT_ERRORS, sourceImageOf } from "./source-image";
 import { requestBody } from "./request-body";
-import { admitModelWork, holdingModelPermit } from "./model-work";
+import { admitModelWork, modelWorkBudget } from "./model-work";
+import { holdingPermit } from "./codec-work";
 import type { Permit } from "../codecs";
 import { defineTool } from "./types";
 
@@ -88,13 +89,14 @@ export const editImage = defineTool({
     return { task, model, responseFormat: input.responseFormat, permit: await admitModelWork(task, model, ctx) };
   },
   release: ({ permit }: Prepared) => permit?.release(),
+  workBudget: ({ task }: Prepared) => modelWorkBudget(task),
   price: ({ task, model }: Prepared) => (task.action === "edit" ? modelCost(model) : FIXED_PRICES[task.action]),
   summarize: (input: EditInput, prepared?: Prepared) => ({
     model: prepared?.model.modelId ?? input.model ?? "",
     prompt: prepared?.task.prompt ?? input.prompt ?? "",
   }),
   async run({ task, model, responseFormat, permit }, ctx) {
-    const image = expectImage(await holdingModelPermit(permit, task, () => runModel(ctx, model, task)), model);
+    const image = expectImage(await holdingPermit(permit, () => runModel(ctx, model, task)), model);
     const stored = await storeImage(ctx, image, responseFormat);
     return {
       message: `Edited the image with ${model.name} (${task.action}); the result is ${image.width}x${image.height}.${servedNote(model)}`,

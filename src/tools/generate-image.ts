@@ -7,7 +7,8 @@ import { screenRequest } from "../safety";
 import { aspectRatioField, imageAliasField, imageField, modelField, promptField, referenceImagesField, responseFormatField, seedField, seedOf, styleField, type ResponseFormat } from "./model-fields";
 import { imageResultFields, storeImage, timing } from "./model-output";
 import { referenceImagesOf } from "./reference-images";
-import { admitModelWork, holdingModelPermit } from "./model-work";
+import { admitModelWork, modelWorkBudget } from "./model-work";
+import { holdingPermit } from "./codec-work";
 import type { Permit } from "../codecs";
 import { requestBody } from "./request-body";
 import { IMAGE_INPUT_ERRORS, ownFilesOf } from "./source-image";
@@ -91,9 +92,10 @@ export const generateImage = defineTool({
   prepare: (input: GenerateInput, ctx) => prepareGeneration(input, ctx),
   price: (prepared: PreparedGeneration) => modelCost(prepared.model),
   release: ({ permit }: PreparedGeneration) => permit?.release(),
+  workBudget: ({ task }: PreparedGeneration) => modelWorkBudget(task),
   summarize: (input: GenerateInput, prepared?: PreparedGeneration) => ({ model: prepared?.model.modelId ?? input.model ?? "", prompt: input.prompt ?? "" }),
   async run(prepared, ctx) {
-    const image = expectImage(await holdingModelPermit(prepared.permit, prepared.task, () => runModel(ctx, prepared.model, prepared.task)), prepared.model);
+    const image = expectImage(await holdingPermit(prepared.permit, () => runModel(ctx, prepared.model, prepared.task)), prepared.model);
     const stored = await storeImage(ctx, image, prepared.responseFormat);
     return {
       message: `Generated a ${image.width}x${image.height} image with ${prepared.model.name}.${servedNote(prepared.model)}`,

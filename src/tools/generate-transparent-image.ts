@@ -2,7 +2,8 @@ import { z } from "@hono/zod-openapi";
 import type { Model } from "../models/catalog";
 import { modelCost, resolveTaskModel, servedNote } from "../models/resolve";
 import { runModel, type ImageOutput } from "../providers";
-import { holdingModelPermit } from "./model-work";
+import { modelWorkBudget } from "./model-work";
+import { holdingPermit } from "./codec-work";
 import { GenerateFields, generationFields, prepareGeneration, type PreparedGeneration } from "./generate-image";
 import { expectImage, imageResultFields, storeImage } from "./model-output";
 import { requestBody } from "./request-body";
@@ -38,9 +39,14 @@ const TransparentResult = z
   })
   .openapi("GenerateTransparentResult");
 
+/**
+ * The cut-out stage, on a work budget of its own sized from the render it reads (known only
+ * now): a spent budget is a failed stage like any other, its credits refunded.
+ */
 async function cutOut(render: ImageOutput, prepared: Prepared, ctx: ToolContext): Promise<ImageOutput | null> {
+  const task = { kind: "remove_bg" as const, image: render };
   try {
-    const output = await runModel(ctx, prepared.cutoutModel, { kind: "remove_bg", image: render });
+    const output = await modelWorkBudget(task).run(() => runModel(ctx, prepared.cutoutModel, task));
     return expectImage(output, prepared.cutoutModel);
   } catch {
     return null; // the call still succeeds, with the render
@@ -62,12 +68,13 @@ export const generateTransparentImage = defineTool({
   },
   price: (prepared: Prepared) => modelCost(prepared.model) + CUTOUT_STAGE_CREDITS,
   release: ({ permit }: Prepared) => permit?.release(),
+  workBudget: ({ task }: Prepared) => modelWorkBudget(task),
   summarize: (input: TransparentInput, prepared?: Prepared) => ({
     model: prepared ? `${prepared.model.modelId}+${prepared.cutoutModel.modelId}` : (input.model ?? ""),
     prompt: input.prompt ?? "",
   }),
   async run(prepared, ctx) {
-    const render = expectImage(await holdingModelPermit(prepared.permit, prepared.task, () => runModel(ctx, prepared.model, prepared.task)), prepared.model);
+    const render = expectImage(await holdingPermit(prepared.permit, () => runModel(ctx, prepared.model, prepared.task)), prepared.model);
     const cut = await cutOut(render, prepared, ctx);
     // Without a cut-out the render is the result, so it carries the inline copy when asked for.
     const original = await storeImage(ctx, render, cut ? "url" : prepared.responseFormat);

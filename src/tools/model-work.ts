@@ -5,13 +5,13 @@ import { PixelgateError } from "../errors";
 import type { Model } from "../models/catalog";
 import { inputImagesOf } from "../providers/input-links";
 import { memoryForTask, type ProviderTask } from "../providers";
-import { holdingPermit } from "./codec-work";
 import type { ToolContext } from "./types";
 
 // The memory side of the model tools, as codec-work.ts is compress's and convert's: what the
 // call's own codec work will need (a photo turned upright or converted for the provider, a
 // local model's reading and writing) is priced from the headers in prepare(), before any
-// credit is taken, and admitted by the isolate's memory gate; run() holds the admission.
+// credit is taken, and admitted by the isolate's memory gate; run() holds the admission
+// (codec-work.ts holdingPermit), on the work budget priced here too.
 
 const MiB = 1024 * 1024;
 
@@ -35,8 +35,12 @@ export async function admitModelWork(task: ProviderTask, model: Model, ctx: Tool
   return isolateCodecGate.acquire(bytes, ctx, waitingBytes(images.reduce((sum, image) => sum + image.bytes.length, 0)));
 }
 
-/** Runs `task`'s `work` holding `permit` (none: as it is), on a work budget for its input images' pixels. */
-export function holdingModelPermit<T>(permit: Permit | null, task: ProviderTask, work: () => Promise<T>): Promise<T> {
-  const pixels = inputImagesOf(task).reduce((sum, image) => sum + image.width * image.height, 0);
-  return permit ? holdingPermit(permit, WorkBudget.forWork("model", pixels), work) : work();
+/**
+ * The work budget of a model call on `task` (ToolDefinition.workBudget): its input images'
+ * pixels at the model kind's rate (work-steps.ts), the floor alone for a prompt without images.
+ * The floor also holds what a call with no input makes here: the local renderer's PNG (1024 px
+ * on the long side at most); an upstream's answer is only read from its header and hosted.
+ */
+export function modelWorkBudget(task: ProviderTask): WorkBudget {
+  return WorkBudget.forWork("model", inputImagesOf(task).reduce((sum, image) => sum + image.width * image.height, 0));
 }

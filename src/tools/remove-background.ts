@@ -6,7 +6,8 @@ import { imageAliasField, imageField, optionalPromptField, responseFormatField, 
 import { expectImage, imageResultFields, storeImage, timing } from "./model-output";
 import { IMAGE_INPUT_ERRORS, sourceImageOf } from "./source-image";
 import { requestBody } from "./request-body";
-import { admitModelWork, holdingModelPermit } from "./model-work";
+import { admitModelWork, modelWorkBudget } from "./model-work";
+import { holdingPermit } from "./codec-work";
 import type { Permit } from "../codecs";
 import { defineTool } from "./types";
 
@@ -64,9 +65,10 @@ export const removeBackground = defineTool({
   },
   price: () => REMOVE_BACKGROUND_CREDITS,
   release: ({ permit }: Prepared) => permit?.release(),
+  workBudget: ({ task }: Prepared) => modelWorkBudget(task),
   summarize: (input: RemoveBackgroundInput, prepared?: Prepared) => ({ model: prepared?.model.modelId ?? input.model ?? "", prompt: input.prompt ?? "" }),
   async run({ task, model, note, responseFormat, permit }, ctx) {
-    const image = expectImage(await holdingModelPermit(permit, task, () => runModel(ctx, model, task)), model);
+    const image = expectImage(await holdingPermit(permit, () => runModel(ctx, model, task)), model);
     const stored = await storeImage(ctx, image, responseFormat);
     return {
       message: `Removed the background with ${model.name}.${servedNote(model)}`,

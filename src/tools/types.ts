@@ -1,5 +1,6 @@
 import type { z } from "@hono/zod-openapi";
 import type { Account } from "../accounts/repository";
+import type { WorkBudget } from "../codecs/fuel";
 import type { Env } from "../env";
 import type { ErrorCode } from "../errors";
 import type { UsageSource } from "../usage/log";
@@ -70,7 +71,15 @@ export interface ToolDefinition<Input = unknown, Prepared = unknown, Result = Re
   /** Credits for this call; flat per call. */
   price(prepared: Prepared): number;
   summarize(input: Input, prepared?: Prepared): CallSummary;
-  /** The work itself, after the credits were taken. */
+  /**
+   * The budget run() draws on (codecs/fuel.ts): every codec instance the call makes, whatever
+   * it makes it for (input made acceptable for a provider, a local model's output, the result
+   * hosted or answered), and the call stops with image_too_large, refunded, once it is spent.
+   * Sized from the pixels the work reads and writes (WorkBudget.forWork). Absent: the floor
+   * alone, for a tool that does no codec work of its own (text_to_svg).
+   */
+  workBudget?(prepared: Prepared): WorkBudget;
+  /** The work itself, after the credits were taken, on workBudget (billing/billed-call.ts). */
   run(prepared: Prepared, ctx: ToolContext): Promise<ToolOutput<Result>>;
   /**
    * Gives back what prepare() holds (the codec tools' memory-gate permit) when the call is

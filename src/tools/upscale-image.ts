@@ -6,6 +6,7 @@ import { checkTask, runModel, type ScaleFactor, type UpscaleTask } from "../prov
 import { assertUpscaleFits, estimateUpscaleBytes, UPSCALE_OUTPUT_LIMITS } from "../providers/upscale-limits";
 import { WorkBudget } from "../codecs/fuel";
 import { holdingPermit } from "./codec-work";
+import { modelWorkBudget } from "./model-work";
 import { imageAliasField, imageField, responseFormatField, type ResponseFormat, taskModelField } from "./model-fields";
 import { expectImageOrStreamed, imageResultFields, storeImage, timing } from "./model-output";
 import { IMAGE_INPUT_ERRORS, sourceImageOf } from "./source-image";
@@ -52,9 +53,14 @@ interface Prepared {
   permit: Permit | null;
 }
 
-/** The local upscale's work budget: the pixels it reads and the factor's square more it writes. */
-function upscaleWorkBudget({ image, factor }: UpscaleTask): WorkBudget {
-  return WorkBudget.forWork("upscale", image.width * image.height * (1 + factor * factor));
+/**
+ * The work budget: a local upscale's, the pixels it reads and the factor's square more it
+ * writes; an upstream's, its input made acceptable for the provider (a HEIC converted) as any
+ * model call's.
+ */
+function upscaleWorkBudget({ task, model }: Prepared): WorkBudget {
+  const { image, factor } = task;
+  return model.provider === "local" ? WorkBudget.forWork("upscale", image.width * image.height * (1 + factor * factor)) : modelWorkBudget(task);
 }
 
 /** `b64_json` of a result too large to read back whole is refused before the charge. */
@@ -107,13 +113,14 @@ export const upscaleImage = defineTool({
   },
   price: () => UPSCALE_CREDITS,
   release: ({ permit }) => permit?.release(),
+  workBudget: upscaleWorkBudget,
   summarize: (input: UpscaleInput, prepared?: Prepared) => ({ model: prepared?.model.modelId ?? input.model ?? "", prompt: "" }),
   async run({ task, model, responseFormat, permit }, ctx) {
     const work = async () => {
       const image = expectImageOrStreamed(await runModel(ctx, model, task), model);
       return { image, stored: await storeImage(ctx, image, responseFormat) };
     };
-    const { image, stored } = permit ? await holdingPermit(permit, upscaleWorkBudget(task), work) : await work();
+    const { image, stored } = await holdingPermit(permit, work);
     return {
       message: `Upscaled ${task.image.width}x${task.image.height} by ${task.factor}x to ${image.width}x${image.height} with ${model.name}.${servedNote(model)}`,
       result: {
