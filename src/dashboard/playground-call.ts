@@ -3,6 +3,7 @@ import { createApiKey, findApiKey, type Account, type ApiKeyRecord } from "../ac
 import { recordKeyUse } from "../auth/authenticate";
 import { rejectCall, runBilledCall, type BilledCall, type BilledResult } from "../billing/billed-call";
 import { encodeImage } from "../codecs";
+import { WorkBudget } from "../codecs/fuel";
 import type { AppEnv } from "../env";
 import { PixelgateError } from "../errors";
 import { toolContext } from "../http/tool-context";
@@ -44,7 +45,9 @@ export function sampleImageDataUri(): Promise<string> {
         if ((x - 128) ** 2 + (y - 128) ** 2 <= 80 ** 2) data.set([220, 38, 38, 255], (y * size + x) * 4);
       }
     }
-    return `data:image/png;base64,${toBase64(await encodeImage({ width: size, height: size, data }, "png"))}`;
+    // Made while serving the request that first needs it: on a budget of its own, its pixels' encode.
+    const png = await WorkBudget.forWork("codec", size * size, "png>png").run(() => encodeImage({ width: size, height: size, data }, "png"));
+    return `data:image/png;base64,${toBase64(png)}`;
   })();
   return samplePicture;
 }

@@ -1,4 +1,5 @@
-import { decodeImage, encodeImage, estimateCodecBytes, generalPrice, nativeRoute, readHeader, sniffFormat, type ImageFormat, type RasterImage } from "../codecs";
+import { decodeImage, encodeImage, estimateCodecBytes, generalPrice, nativeRoute, readHeader, sniffFormat, type ImageFormat, type ImageHeader, type InputFormat, type RasterImage } from "../codecs";
+import { WorkBudget } from "../codecs/fuel";
 import { MODEL_INPUT_MAX_PIXELS } from "../codecs/limits";
 import { rgbaRows } from "../codecs/native";
 import { readPngRows } from "../codecs/png-rows";
@@ -16,6 +17,10 @@ import { base64Of } from "../http/base64-bytes";
 // reader hands them out, never decoded whole: a PNG read from R2 as it arrives (png-rows.ts), a
 // JPEG or WebP through our build's row reader (native.ts rgbaRows, which composites alpha onto
 // black: such a preview of a translucent WebP shows black behind it).
+//
+// A preview is made after its call was paid, so it has a work budget of its own (codecs/fuel.ts):
+// the pixels its codecs read and the preview they write, at the route's rate. A preview that
+// spends it is left out, like any preview that fails; the result stays intact.
 
 export const PREVIEW_MAX_SIDE = 512;
 /** SVG is drawn by our own small rasteriser (svg/raster); markup beyond this gets no preview. */
@@ -74,7 +79,7 @@ export interface StoredFile {
 /** A small WebP of a stored result, read whole or as a stream by its size (see the top). */
 export async function previewOfStored(file: StoredFile, maxSide = PREVIEW_MAX_SIDE): Promise<Preview | null> {
   if (file.size <= WHOLE_READ_BYTES) return previewOf(new Uint8Array(await file.arrayBuffer()), maxSide);
-  if (file.contentType === "image/png") return previewOrNull(() => pngRowsPreview(file.body, maxSide));
+  if (file.contentType === "image/png") return previewOrNull("png", 0, maxSide, () => pngRowsPreview(file.body, maxSide));
   if (file.size <= MAX_WHOLE_READ_BYTES) return previewOf(new Uint8Array(await file.arrayBuffer()), maxSide);
   await file.body.cancel();
   return null;
@@ -83,15 +88,22 @@ export async function previewOfStored(file: StoredFile, maxSide = PREVIEW_MAX_SI
 /** A small WebP of an encoded image, or null when it cannot be read (no preview then). */
 export async function previewOf(bytes: Uint8Array, maxSide = PREVIEW_MAX_SIDE): Promise<Preview | null> {
   const format = sniffFormat(bytes);
-  if (format === null) return null;
-  return previewOrNull(async () => {
-    if (format === "svg") return bytes.length <= MAX_SVG_PREVIEW_BYTES ? rasterizeSvg(new TextDecoder().decode(bytes), maxSide) : null;
-    const header = readHeader(bytes, format);
-    if (header.width * header.height <= MODEL_INPUT_MAX_PIXELS) return shrinkToFit(await decodeImage(bytes, header), maxSide);
-    if (format === "png") return pngRowsPreview(streamOf(bytes), maxSide);
-    if (format === "jpeg" || format === "webp") return nativeRowsPreview(bytes, header, format, maxSide);
+  if (format === "svg") return bytes.length <= MAX_SVG_PREVIEW_BYTES ? previewOrNull(format, 0, maxSide, async () => rasterizeSvg(new TextDecoder().decode(bytes), maxSide)) : null;
+  const header = format === null ? null : headerOrNull(bytes, format);
+  if (format === null || header === null) return null;
+  const pixels = header.width * header.height;
+  if (pixels <= MODEL_INPUT_MAX_PIXELS) return previewOrNull(format, pixels, maxSide, async () => shrinkToFit(await decodeImage(bytes, header), maxSide));
+  if (format === "png") return previewOrNull(format, 0, maxSide, () => pngRowsPreview(streamOf(bytes), maxSide));
+  if (format === "jpeg" || format === "webp") return previewOrNull(format, pixels, maxSide, async () => nativeRowsPreview(bytes, header, format, maxSide));
+  return null;
+}
+
+function headerOrNull(bytes: Uint8Array, format: InputFormat): ImageHeader | null {
+  try {
+    return readHeader(bytes, format);
+  } catch {
     return null;
-  });
+  }
 }
 
 /** The bytes as a stream of themselves (no copy, unlike a Blob's). */
@@ -104,13 +116,20 @@ function streamOf(bytes: Uint8Array): ReadableStream<Uint8Array> {
   });
 }
 
-/** The preview of what `shrink` makes; null when it makes nothing or fails. */
-async function previewOrNull(shrink: () => Promise<RasterImage | null>): Promise<Preview | null> {
+/**
+ * The preview of what `shrink` makes, on a work budget for the `read` pixels its codecs read of
+ * a `format` file (0 for a PNG read as a stream: zlib and TypeScript, not metered) and the
+ * preview they write; null when it makes nothing, fails or spends its budget.
+ */
+async function previewOrNull(format: InputFormat | "svg", read: number, maxSide: number, shrink: () => Promise<RasterImage | null>): Promise<Preview | null> {
+  const budget = WorkBudget.forWork("codec", read + maxSide * maxSide, `${format}>webp`);
   try {
-    const small = await shrink();
-    if (!small) return null;
-    const webp = await encodeImage(small, "webp", { quality: PREVIEW_QUALITY });
-    return { data: base64Of(webp), mimeType: "image/webp", width: small.width, height: small.height };
+    return await budget.run(async () => {
+      const small = await shrink();
+      if (!small) return null;
+      const webp = await encodeImage(small, "webp", { quality: PREVIEW_QUALITY });
+      return { data: base64Of(webp), mimeType: "image/webp" as const, width: small.width, height: small.height };
+    });
   } catch {
     return null; // a preview is a courtesy; the result itself is intact
   }
