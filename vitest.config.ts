@@ -85,7 +85,7 @@ export default defineConfig(async () => {
       name: "workerd",
       include: ["test/**/*.test.ts"],
       exclude: [...configDefaults.exclude, "test/cli/**", "test/browser/**", "test/native/**", "test/scripts/**"],
-      setupFiles: ["./test/setup/apply-migrations.ts"],
+      setupFiles: ["./test/setup/apply-migrations.ts", "./test/setup/unbudgeted-work.ts"],
       testTimeout: 30_000,
     },
   };

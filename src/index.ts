@@ -1,3 +1,4 @@
+import { servingRequest } from "./codecs/fuel";
 import { PixelgateError } from "./errors";
 import type { AppEnv, Env } from "./env";
 import { deliverUsage, type UsageMessage } from "./usage/delivery";
@@ -52,4 +53,9 @@ app.onError((err, c) => {
 });
 
 export type { AppEnv };
-export default { fetch: app.fetch, queue: deliverUsage } satisfies ExportedHandler<Env, UsageMessage>;
+// Every request inside servingRequest: codec work it does outside a budget of its own still
+// has a ceiling (codecs/fuel.ts).
+export default {
+  fetch: (request: Request, env: Env, ctx: ExecutionContext) => servingRequest(() => app.fetch(request, env, ctx)),
+  queue: deliverUsage,
+} satisfies ExportedHandler<Env, UsageMessage>;

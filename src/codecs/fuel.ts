@@ -7,17 +7,26 @@
 // spends one unit from a global the module imports, and the instance traps when it is gone.
 //
 // A call's instances all draw on one global, its WorkBudget, found through an
-// AsyncLocalStorage: the tools run their admitted work inside `budget.run()` (holdingPermit,
-// tools/codec-work.ts; the budget follows the pixels the work reads and writes, work-steps.ts),
-// and every instance the work creates (native.ts, hevc.ts, wasm.ts) is
-// handed that budget's global. A trap with the budget spent is the budget's, and the call is
+// AsyncLocalStorage. The billed-call path runs every tool's run() inside the budget its tool
+// states (billing/billed-call.ts executeCall, ToolDefinition.workBudget: the pixels the work
+// reads and writes at its kind's rate, work-steps.ts), batch items each on their own; work that
+// is no billed call's (an MCP result's preview, the playground's sample picture) runs on a
+// budget of its own the same way. Every instance the work creates (native.ts, hevc.ts, wasm.ts)
+// is handed that budget's global. A trap with the budget spent is the budget's, and the call is
 // answered with `budgetSpentError` (400, refunded) while the isolate goes on serving. The
-// TypeScript readers count their rows on the same budget (spendWork). An
-// instance made outside any call (a test, a benchmark) gets a budget of its own that never
-// runs out.
+// TypeScript readers count their rows on the same budget (spendWork).
+//
+// Every request runs inside servingRequest (src/index.ts): codec work a request does outside
+// any budget of its own (a path that forgot one) draws on the request's ceiling instead, the
+// most a codec call on the largest picture the service reads may take, so nothing a request
+// starts runs unbounded; the tests watch for such work and fail when they find it
+// (watchUnbudgetedWork, test/setup). An instance made outside any request (a test, a
+// benchmark, the fuzzing harness calling the codecs directly) gets a budget of its own that
+// never runs out.
 
 import { AsyncLocalStorage } from "node:async_hooks";
 import { PixelgateError } from "../errors.ts";
+import { HARD_MAX_PIXELS } from "./limits.ts";
 import { workStepsFor, type WorkKind } from "./work-steps.ts";
 
 /** The import namespace and name of the fuel global in every metered module. */
@@ -64,7 +73,38 @@ export class WorkBudget {
   }
 }
 
+/** The budget a request's codec work draws on when no call gave it one (see the top). */
+class RequestCeiling extends WorkBudget {}
+
 const scope = new AsyncLocalStorage<WorkBudget>();
+
+/**
+ * Serves one request: codec work it does outside any budget of its own draws on a ceiling (the
+ * most a codec call on a picture of HARD_MAX_PIXELS may take), and is noted for the tests.
+ */
+export function servingRequest<T>(serve: () => T): T {
+  return scope.run(new RequestCeiling(workStepsFor("codec", HARD_MAX_PIXELS)), serve);
+}
+
+/** Where codec work outside any budget was found while watching (null: not watching). */
+let unbudgeted: string[] | null = null;
+
+/**
+ * For the tests (test/setup): from now on, codec work a request does outside any budget of its
+ * own is noted (with where it was made). Returns a function that hands out and forgets what was
+ * noted since it was last called.
+ */
+export function watchUnbudgetedWork(): () => string[] {
+  unbudgeted ??= [];
+  return () => (unbudgeted ? unbudgeted.splice(0) : []);
+}
+
+/** The budget of the work under way: a call's, a request's ceiling (noted), or none. */
+function currentBudget(): WorkBudget | undefined {
+  const budget = scope.getStore();
+  if (budget instanceof RequestCeiling) unbudgeted?.push(new Error("codec work outside any budget").stack ?? "codec work outside any budget");
+  return budget;
+}
 
 /**
  * `start` bound to the budget of the call under way (none: as it is): a reading of a streamed
@@ -78,10 +118,10 @@ export function onCallBudget<A extends unknown[], R>(start: (...args: A) => R): 
 /**
  * Work done in TypeScript (the BMP, GIF and TIFF readers), counted on the budget of the call
  * under way in the same units as a loop turn (a row's pixels, a strip's bytes); throws
- * budgetSpentError once it is spent. Outside a call it counts nothing.
+ * budgetSpentError once it is spent. Outside any request it counts nothing.
  */
 export function spendWork(steps: number): void {
-  const budget = scope.getStore();
+  const budget = currentBudget();
   if (!budget) return;
   budget.fuel.value -= BigInt(Math.ceil(steps));
   if (budget.exhausted) throw budgetSpentError();
@@ -101,7 +141,7 @@ export function fuelImports(module: WebAssembly.Module): WebAssembly.Imports {
     metered.set(module, known);
   }
   if (!known) throw new Error("A codec module is not metered: run `npm install` (scripts/patch-codecs.ts meters the codecs' .wasm files).");
-  const fuel = scope.getStore()?.fuel ?? new WebAssembly.Global({ value: "i64", mutable: true }, UNLIMITED);
+  const fuel = currentBudget()?.fuel ?? new WebAssembly.Global({ value: "i64", mutable: true }, UNLIMITED);
   return { [FUEL_IMPORT.module]: { [FUEL_IMPORT.name]: fuel } };
 }
 
