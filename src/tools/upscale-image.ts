@@ -6,7 +6,7 @@ import { checkTask, runModel, type ScaleFactor, type UpscaleTask } from "../prov
 import { assertUpscaleFits, estimateUpscaleBytes, UPSCALE_OUTPUT_LIMITS } from "../providers/upscale-limits";
 import { WorkBudget } from "../codecs/fuel";
 import { holdingPermit } from "./codec-work";
-import { modelWorkBudget } from "./model-work";
+import { admitModelWork, modelWorkBudget } from "./model-work";
 import { imageAliasField, imageField, responseFormatField, type ResponseFormat, taskModelField } from "./model-fields";
 import { expectImageOrStreamed, imageResultFields, storeImage, timing } from "./model-output";
 import { IMAGE_INPUT_ERRORS, sourceImageOf } from "./source-image";
@@ -49,7 +49,10 @@ interface Prepared {
   task: UpscaleTask;
   model: ServingModel;
   responseFormat: ResponseFormat;
-  /** The memory gate's admission of a local upscale (the work runs in this isolate); null upstream. */
+  /**
+   * The memory gate's admission: a local upscale's whole work, an upstream's input made
+   * acceptable for the provider (a HEIC or WebP converted); null when there is none.
+   */
   permit: Permit | null;
 }
 
@@ -108,7 +111,7 @@ export const upscaleImage = defineTool({
     assertInlineFits(image, factor, input.responseFormat);
     // The items of one batch share their context: one group at the gate (memory-gate.ts).
     const estimate = estimateUpscaleBytes(image, factor);
-    const permit = model.provider === "local" ? await isolateCodecGate.acquire(estimate, ctx, waitingBytes(image.bytes.length)) : null;
+    const permit = model.provider === "local" ? await isolateCodecGate.acquire(estimate, ctx, waitingBytes(image.bytes.length)) : await admitModelWork(task, model, ctx);
     return { task, model, responseFormat: input.responseFormat, permit };
   },
   price: () => UPSCALE_CREDITS,

@@ -8,6 +8,8 @@ import { estimateCodecBytes, isolateCodecGate, nativeRoute, type Permit } from "
 import { ISOLATE_CODEC_BUDGET } from "../../src/codecs/limits.ts";
 import { gradient, image as rgbaImage } from "../codecs/support";
 import { newAccount, newKey } from "../support/fixtures";
+import { insertModel } from "../support/models";
+import { REPLICATE_MODELS } from "../upstream/scenarios";
 import { balanceOf, bytesOfDataUri, dataUriOf, postTool, usageRows } from "../support/tool-calls";
 
 const held: Permit[] = [];
@@ -84,6 +86,25 @@ describe("memory gate on /v1/compress", () => {
     await dropped.body!.cancel();
     await until(() => isolateCodecGate.state.admitted === 0);
     expect(isolateCodecGate.state.inUse).toBe(0);
+  });
+
+  it("an upstream upscale whose input is converted for the provider is admitted too; one sent as it is needs no admission", async () => {
+    const model = await insertModel({ provider: "replicate", upstreamModel: REPLICATE_MODELS.ok, task: "upscale" });
+    const account = await newAccount({ credits: 40 });
+    held.push(await isolateCodecGate.acquire(ISOLATE_CODEC_BUDGET));
+    const queued = [isolateCodecGate.acquire(1, undefined, isolateCodecGate.options.maxWaitingBytes)];
+    // Replicate takes JPEG or PNG: a WebP is converted here, so it needs the gate, which is full.
+    const webp = await postTool("/v1/upscale", account.key, { image: await dataUriOf(gradient(96, 64), "webp"), model, scaleFactor: "2x" });
+    expect(webp.status).toBe(503);
+    expect(((await webp.json()) as { error: { code: string } }).error.code).toBe("service_busy");
+    expect(await balanceOf(account.id)).toBe(40);
+    const png = await postTool("/v1/upscale", account.key, { image: await dataUriOf(gradient(96, 64), "png"), model, scaleFactor: "2x" });
+    expect(png.status).toBe(200);
+    await png.arrayBuffer();
+    expect(await balanceOf(account.id)).toBe(25);
+    held.splice(0).forEach((permit) => permit.release());
+    for (const permit of await Promise.all(queued)) permit.release();
+    expect(isolateCodecGate.state).toEqual({ inUse: 0, admitted: 0, waiting: 0, waitingBytes: 0 });
   });
 
   it("gives the permit back when the ledger refuses the call or the whole batch (too few credits)", async () => {
