@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import type { Model } from "../models/catalog";
 import { modelCost, resolveTaskModel, servedNote } from "../models/resolve";
 import { runModel, type ImageOutput } from "../providers";
-import { modelWorkBudget } from "./model-work";
+import { admitModelWork, modelWorkBudget } from "./model-work";
 import { holdingPermit } from "./codec-work";
 import { GenerateFields, generationFields, prepareGeneration, type PreparedGeneration } from "./generate-image";
 import { expectImage, imageResultFields, storeImage } from "./model-output";
@@ -40,13 +40,15 @@ const TransparentResult = z
   .openapi("GenerateTransparentResult");
 
 /**
- * The cut-out stage, on a work budget of its own sized from the render it reads (known only
- * now): a spent budget is a failed stage like any other, its credits refunded.
+ * The cut-out stage, priced from the render it reads (known only now): admitted by the memory
+ * gate and run on a work budget of its own. A full gate or a spent budget is a failed stage like
+ * any other, its credits refunded.
  */
 async function cutOut(render: ImageOutput, prepared: Prepared, ctx: ToolContext): Promise<ImageOutput | null> {
   const task = { kind: "remove_bg" as const, image: render };
   try {
-    const output = await modelWorkBudget(task).run(() => runModel(ctx, prepared.cutoutModel, task));
+    const permit = await admitModelWork(task, prepared.cutoutModel, ctx);
+    const output = await holdingPermit(permit, () => modelWorkBudget(task).run(() => runModel(ctx, prepared.cutoutModel, task)));
     return expectImage(output, prepared.cutoutModel);
   } catch {
     return null; // the call still succeeds, with the render

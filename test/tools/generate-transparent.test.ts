@@ -1,5 +1,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { isolateCodecGate } from "../../src/codecs/index.ts";
+import { ISOLATE_CODEC_BUDGET } from "../../src/codecs/limits.ts";
 import { newAccount } from "../support/fixtures";
 import { insertModel } from "../support/models";
 import { alphaAt } from "../support/pictures";
@@ -62,6 +64,26 @@ describe("POST /v1/generate-transparent", () => {
     } finally {
       await preferCutout("local-cutout-v1");
     }
+  });
+
+  it("a cut-out the memory gate cannot admit fails like any other: the render, isTransparent false, 8 back", async () => {
+    const held = await isolateCodecGate.acquire(ISOLATE_CODEC_BUDGET);
+    // The line full too: the cut-out's admission is refused at once instead of waiting.
+    const queued = isolateCodecGate.acquire(1, undefined, isolateCodecGate.options.maxWaitingBytes);
+    try {
+      const { account, response, body } = await transparent({ prompt: "a red circle" });
+      expect(response.status).toBe(200); // the render needs no admission: a prompt alone
+      expect(body.result.isTransparent).toBe(false);
+      expect(await balanceOf(account.id)).toBe(98);
+    } finally {
+      held.release();
+      (await queued).release();
+    }
+    // Admitted, the cut-out is made and its permit given back.
+    const { response, body } = await transparent({ prompt: "a red circle" });
+    expect(response.status).toBe(200);
+    expect(body.result.isTransparent).toBe(true);
+    expect(isolateCodecGate.state).toEqual({ inUse: 0, admitted: 0, waiting: 0, waitingBytes: 0 });
   });
 
   it("takes no reference images and refuses an empty prompt for free", async () => {
