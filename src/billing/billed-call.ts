@@ -10,8 +10,8 @@ import { newEntryId, type EntryDraft } from "../usage/log";
 
 // The one path every billed call walks, whatever the surface:
 //   prepare (validate input, load images, safety) -> reserve (window + credits + hold, one
-//   ledger step) -> run, on the tool's work budget -> settle (refund if the failure was not ours to charge for + log
-//   entry, one ledger step) -> result.
+//   ledger step) -> run, on the tool's work budget -> settle (refund if the failure was not
+//   ours to charge for + log entry, one ledger step) -> result.
 // Nothing is taken before the reservation. Every call that passed authentication gets exactly
 // one usage-log entry, and the ledger writes it: when it refuses the reservation, when the call
 // settles, or, for a call refused before the charge, in the step that counts its request.
