@@ -20,7 +20,7 @@
 // any budget of its own (a path that forgot one) draws on the request's ceiling instead, the
 // most a codec call on the largest picture the service reads may take, so nothing a request
 // starts runs unbounded; the tests watch for such work and fail when they find it
-// (watchUnbudgetedWork, test/setup). An instance made outside any request (a test, a
+// (watchUnbudgetedWork, test/setup), and elsewhere its first occurrence is logged. An instance made outside any request (a test, a
 // benchmark, the fuzzing harness calling the codecs directly) gets a budget of its own that
 // never runs out.
 
@@ -99,11 +99,24 @@ export function watchUnbudgetedWork(): () => string[] {
   return () => (unbudgeted ? unbudgeted.splice(0) : []);
 }
 
+/** Whether work outside any budget was already logged (once an isolate, outside the tests). */
+let logged = false;
+
 /** The budget of the work under way: a call's, a request's ceiling (noted), or none. */
 function currentBudget(): WorkBudget | undefined {
   const budget = scope.getStore();
-  if (budget instanceof RequestCeiling) unbudgeted?.push(new Error("codec work outside any budget").stack ?? "codec work outside any budget");
+  if (budget instanceof RequestCeiling) noteUnbudgeted();
   return budget;
+}
+
+/** Work outside any budget: noted for the tests, else logged the first time (a path to give a budget). */
+function noteUnbudgeted(): void {
+  const where = new Error("codec work outside any budget").stack ?? "codec work outside any budget";
+  if (unbudgeted) unbudgeted.push(where);
+  else if (!logged) {
+    logged = true;
+    console.warn(`Codec work ran in a request outside any budget of its own and drew on the request's ceiling: ${where}`);
+  }
 }
 
 /**
