@@ -5,14 +5,20 @@
 // budget a Worker's clock cannot give (it stands still while synchronous code runs) and a WASM
 // decoder cannot be stopped from outside.
 //
-// How a loop draws: every function gets one more local, an i32 allowance (0 at each call). Each
-// loop turn takes one from it; when it is 0, the turn first takes CHUNK units from the global
-// (trapping once that goes below 0) and sets the allowance to CHUNK, written inline in the loop
-// (V8 does not unroll a loop with a call in it). So the hot path is a register decrement and a
-// branch (a counter in memory, decremented every turn, made AVIF's tight loops 50 to 130%
-// slower), and what the global counts is loop turns plus up to CHUNK per call of a function
-// whose loops ran: a deterministic measure of work, which src/codecs/work-steps.json relates to
-// the pixels of a call's work.
+// How a loop pays, one unit per turn, in one of two ways:
+// - A counted loop (scripts/wasm-counted-loops.ts: a counter stepped toward a bound, no other
+//   way out; 40 to 74% of the loops of the npm codecs' modules), is charged all its turns
+//   before it starts, computed from the counter and the bound, and traps then if they
+//   are more than the fuel left. Its turns cost nothing more.
+// - Any other loop draws on every turn from an allowance, an i32 local of its function (0 at
+//   each call): a turn takes one from it; when it is 0, the turn first takes CHUNK units from
+//   the global (trapping once that goes below 0) and sets the allowance to CHUNK, written inline
+//   in the loop (V8 does not unroll a loop with a call in it). So the hot path is a register
+//   decrement and a branch (a counter in memory, decremented every turn, made AVIF's tight
+//   loops 50 to 130% slower).
+// What the global counts is loop turns, plus up to CHUNK per call of a function whose drawing
+// loops ran: a deterministic measure of work, which src/codecs/work-steps.json relates to the
+// pixels of a call's work.
 //
 // Run on our own modules by scripts/build-wasm.sh and scripts/build-hevc-wasm.sh (the committed
 // .wasm are metered) and on the npm codecs' modules by scripts/patch-codecs.ts at install.
@@ -24,10 +30,13 @@
 // index moves up by one: global.get/global.set in the code, global exports, and the global names
 // of the `name` section are renumbered; constant expressions can only name imported globals,
 // whose indices stay); DWARF sections, whose code offsets would no longer hold, are dropped. No
-// function or type is added, so no function index moves.
+// function or type is added, so no function index moves. Every function gets two locals at the
+// end of its own: the i64 a charge computes the turns in, and the allowance.
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { Reader, readSections, Writer, type Section } from "./wasm-binary.ts";
+import { chargeCode, countedLoop, matchingEnds, readInstructions } from "./wasm-counted-loops.ts";
 
 export const FUEL_MODULE = "pixelgate";
 export const FUEL_NAME = "fuel";
@@ -41,131 +50,31 @@ const FUNC_TYPE = 0x60;
 /** Units a loop takes from the global when its allowance is out, and the allowance it sets. */
 export const CHUNK = 64;
 const MUTABLE = 1;
-
-export class Reader {
-  at = 0;
-  readonly bytes: Uint8Array;
-  constructor(bytes: Uint8Array) {
-    this.bytes = bytes;
-  }
-  get done(): boolean {
-    return this.at >= this.bytes.length;
-  }
-  byte(): number {
-    if (this.at >= this.bytes.length) throw new Error("unexpected end of module");
-    return this.bytes[this.at++]!;
-  }
-  /** An unsigned LEB128 (up to 32 bits). */
-  u32(): number {
-    let result = 0;
-    let shift = 0;
-    for (;;) {
-      const b = this.byte();
-      result += (b & 0x7f) * 2 ** shift;
-      if ((b & 0x80) === 0) return result;
-      shift += 7;
-      if (shift > 35) throw new Error("LEB128 too long");
-    }
-  }
-  /** Skips a LEB128 of any length and sign. */
-  skipLeb(): void {
-    while (this.byte() & 0x80);
-  }
-  take(length: number): Uint8Array {
-    if (this.at + length > this.bytes.length) throw new Error("unexpected end of module");
-    const out = this.bytes.subarray(this.at, this.at + length);
-    this.at += length;
-    return out;
-  }
-  name(): string {
-    return new TextDecoder().decode(this.take(this.u32()));
-  }
-}
-
-export class Writer {
-  private readonly chunks: number[] = [];
-  private readonly parts: Uint8Array[] = [];
-  private length = 0;
-  byte(b: number): this {
-    this.chunks.push(b);
-    return this;
-  }
-  u32(value: number): this {
-    let v = value;
-    do {
-      const b = v % 128;
-      v = Math.floor(v / 128);
-      this.byte(v > 0 ? b | 0x80 : b);
-    } while (v > 0);
-    return this;
-  }
-  bytes(data: Uint8Array): this {
-    this.flush();
-    this.parts.push(data);
-    this.length += data.length;
-    return this;
-  }
-  /** A signed LEB128 (i32.const and i64.const immediates). */
-  s32(value: number): this {
-    let v = value;
-    for (;;) {
-      const b = v & 0x7f;
-      v >>= 7;
-      const done = (v === 0 && (b & 0x40) === 0) || (v === -1 && (b & 0x40) !== 0);
-      this.byte(done ? b : b | 0x80);
-      if (done) return this;
-    }
-  }
-  name(text: string): this {
-    const data = new TextEncoder().encode(text);
-    return this.u32(data.length).bytes(data);
-  }
-  /** What was written, prefixed by its length. */
-  sized(): Uint8Array {
-    const body = this.finish();
-    return new Writer().u32(body.length).bytes(body).finish();
-  }
-  finish(): Uint8Array {
-    this.flush();
-    const out = new Uint8Array(this.length);
-    let at = 0;
-    for (const part of this.parts) {
-      out.set(part, at);
-      at += part.length;
-    }
-    return out;
-  }
-  private flush(): void {
-    if (this.chunks.length === 0) return;
-    this.parts.push(Uint8Array.from(this.chunks));
-    this.length += this.chunks.length;
-    this.chunks.length = 0;
-  }
-}
-
-export interface Section {
-  id: number;
-  body: Uint8Array;
-}
-
-export function readSections(module: Uint8Array): Section[] {
-  const header = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
-  if (!header.every((b, i) => module[i] === b)) throw new Error("not a WebAssembly 1.0 module");
-  const r = new Reader(module);
-  r.at = 8;
-  const sections: Section[] = [];
-  while (!r.done) {
-    const id = r.byte();
-    sections.push({ id, body: r.take(r.u32()) });
-  }
-  return sections;
-}
+const OP_LOOP = 0x03;
+const OP_GLOBAL_GET = 0x23;
+const OP_GLOBAL_SET = 0x24;
+/** The metering's form, in its marker section: 2 since loops are charged before they start when their turns are known. */
+const FORM = 2;
 
 const customName = (section: Section): string | null => (section.id === SECTION.custom ? new Reader(section.body).name() : null);
 
+/** The form `module` was metered in (FORM), or null when it is not metered. */
+function meteringForm(sections: Section[]): number | null {
+  const marker = sections.find((s) => customName(s) === MARKER);
+  if (!marker) return null;
+  const r = new Reader(marker.body);
+  r.name();
+  return r.byte();
+}
+
 /** Whether `module` is already metered. */
 export function isMetered(module: Uint8Array): boolean {
-  return readSections(module).some((s) => customName(s) === MARKER);
+  return meteringForm(readSections(module)) !== null;
+}
+
+/** Throws for a module metered in an earlier form, which can be neither metered again nor stripped. */
+function assertCurrentForm(form: number | null): void {
+  if (form !== null && form !== FORM) throw new Error(`metered by an earlier scripts/wasm-fuel.ts (form ${form}, now ${FORM}): to meter it afresh, reinstall its package (rm -rf node_modules/@jsquash node_modules/libheif-js && npm install) or rebuild it (scripts/build-wasm.sh)`);
 }
 
 /** The import section with the fuel global appended; how many globals were imported before it. */
@@ -305,30 +214,71 @@ function meterCode(section: Section, paramCounts: number[], metering: Metering):
 }
 
 /**
- * One function body metered; with `strip`, a metered body given back without its draws and its
- * allowance (unmeteredCopy), its globals left as they are.
+ * One function body metered: each counted loop (wasm-counted-loops.ts) charged its turns before
+ * it starts, every other loop drawing on the allowance each turn. With `strip`, a metered body
+ * given back without its charges, draws and metering locals (unmeteredCopy), its globals left as
+ * they are.
  */
 function meterBody(r: Reader, params: number, { fuel, global }: Metering, strip = false): Writer {
   const out = new Writer();
-  // The locals, with the allowance as one more i32 at the end.
+  // The locals, with two more at the end: the i64 a charge counts the turns in, and the allowance.
   const groups = r.u32();
-  const kept = strip ? groups - 1 : groups;
+  const kept = strip ? groups - 2 : groups;
   let locals = 0;
-  const declared = new Writer().u32(strip ? kept : groups + 1);
+  const declared = new Writer().u32(strip ? kept : groups + 2);
   for (let i = 0; i < groups; i++) {
     const n = r.u32();
     const type = r.byte();
     if (i < kept) {
       locals += n;
       declared.u32(n).byte(type);
-    } else if (n !== 1 || type !== I32) throw new Error("not a metered function: its last local is not the allowance");
+    } else if (n !== 1 || type !== (i === groups - 1 ? I32 : I64)) throw new Error("not a metered function: its last locals are not the metering's");
   }
-  const allowance = params + locals;
-  if (!strip) declared.u32(1).byte(I32);
+  const turns = params + locals;
+  const allowance = turns + 1;
+  if (!strip) declared.u32(1).byte(I64).u32(1).byte(I32);
   out.bytes(declared.finish());
-  // if (allowance == 0) { fuel -= CHUNK; if (fuel < 0) unreachable; allowance = CHUNK } allowance -= 1
-  // (inline, not a call: a loop with a call in it is not unrolled by V8)
-  const draw = new Writer()
+  const draw = drawCode(fuel, allowance);
+  const code = readInstructions(r);
+  const ends = matchingEnds(code);
+  let from = code[0]?.at ?? r.at;
+  const copyTo = (at: number) => {
+    out.bytes(r.bytes.subarray(from, at));
+    from = at;
+  };
+  for (let i = 0; i < code.length; i++) {
+    const { op, at, end, index } = code[i]!;
+    if (strip && op === OP_GLOBAL_GET && index === fuel) {
+      // A charge: everything up to the loop it is for.
+      copyTo(at);
+      while (code[i + 1]!.op !== OP_LOOP) i++;
+      from = code[i]!.end;
+    } else if (op === OP_LOOP) {
+      const counted = strip ? null : countedLoop(code, i, ends.get(i)!);
+      copyTo(at);
+      if (counted) out.bytes(chargeCode(counted, fuel, turns));
+      copyTo(end);
+      if (strip && draw.every((b, k) => r.bytes[end + k] === b)) {
+        while (code[i + 1]!.end <= end + draw.length) i++;
+        from = end + draw.length;
+      } else if (!strip && !counted) out.bytes(draw);
+    } else if ((op === OP_GLOBAL_GET || op === OP_GLOBAL_SET) && !strip) {
+      copyTo(at + 1);
+      out.u32(global(index));
+      from = end;
+    }
+  }
+  copyTo(r.bytes.length);
+  return out;
+}
+
+/**
+ * A loop turn's draw: if (allowance == 0) { fuel -= CHUNK; if (fuel < 0) unreachable;
+ * allowance = CHUNK } allowance -= 1. Inline, not a call: a loop with a call in it is not
+ * unrolled by V8.
+ */
+function drawCode(fuel: number, allowance: number): Uint8Array {
+  return new Writer()
     .byte(0x20).u32(allowance).byte(0x45).byte(0x04).byte(0x40)
     .byte(0x23).u32(fuel).byte(0x42).s32(CHUNK).byte(0x7d).byte(0x24).u32(fuel)
     .byte(0x23).u32(fuel).byte(0x42).byte(0x00).byte(0x53).byte(0x04).byte(0x40).byte(0x00).byte(0x0b)
@@ -336,32 +286,6 @@ function meterBody(r: Reader, params: number, { fuel, global }: Metering, strip 
     .byte(0x0b)
     .byte(0x20).u32(allowance).byte(0x41).byte(0x01).byte(0x6b).byte(0x21).u32(allowance)
     .finish();
-  let from = r.at;
-  const copy = () => {
-    out.bytes(r.bytes.subarray(from, r.at));
-  };
-  while (!r.done) {
-    const op = r.byte();
-    if (op === 0x03) {
-      r.skipLeb(); // block type
-      copy();
-      if (strip) {
-        if (!draw.every((b, i) => r.bytes[r.at + i] === b)) throw new Error("not a metered function: a loop does not start with its draw");
-        r.at += draw.length;
-      } else out.bytes(draw);
-      from = r.at;
-    } else if ((op === 0x23 || op === 0x24) && !strip) {
-      const start = r.at;
-      const index = r.u32();
-      r.at = start;
-      copy();
-      r.u32();
-      out.u32(global(index));
-      from = r.at;
-    } else skipImmediates(r, op);
-  }
-  copy();
-  return out;
 }
 
 /**
@@ -371,7 +295,9 @@ function meterBody(r: Reader, params: number, { fuel, global }: Metering, strip 
  */
 export function unmeteredCopy(module: Uint8Array): Uint8Array {
   const sections = readSections(module);
-  if (!sections.some((s) => customName(s) === MARKER)) throw new Error("not a metered module");
+  const form = meteringForm(sections);
+  if (form === null) throw new Error("not a metered module");
+  assertCurrentForm(form);
   const params = readParamCounts(sections.find((s) => s.id === SECTION.type));
   const types = functionTypes(sections.find((s) => s.id === SECTION.function)!);
   const metering: Metering = { fuel: fuelGlobalIndex(sections.find((s) => s.id === SECTION.import)!), global: (index) => index };
@@ -397,75 +323,12 @@ export function unmeteredCopy(module: Uint8Array): Uint8Array {
   return out.finish();
 }
 
-/** Skips the immediates of the instruction `op` (its opcode byte already read). */
-function skipImmediates(r: Reader, op: number): void {
-  if (op <= 0x01 || op === 0x05 || op === 0x0b || op === 0x0f || op === 0x19 || op === 0x1a || op === 0x1b || op === 0xd1) return;
-  if (op === 0x02 || op === 0x04 || op === 0x06) return r.skipLeb(); // block, if, try: block type
-  if ((op >= 0x07 && op <= 0x09) || op === 0x0c || op === 0x0d || op === 0x10 || op === 0x12 || op === 0x18 || op === 0xd2) return r.skipLeb();
-  if ((op >= 0x20 && op <= 0x26) || op === 0x3f || op === 0x40) return r.skipLeb();
-  if (op === 0x0e) {
-    const n = r.u32();
-    for (let i = 0; i <= n; i++) r.skipLeb();
-    return;
-  }
-  if (op === 0x11 || op === 0x13) {
-    r.skipLeb();
-    r.skipLeb();
-    return;
-  }
-  if (op === 0x1c) {
-    const n = r.u32();
-    r.take(n);
-    return;
-  }
-  if (op >= 0x28 && op <= 0x3e) {
-    r.skipLeb();
-    r.skipLeb();
-    return;
-  }
-  if (op === 0x41 || op === 0x42) return r.skipLeb();
-  if (op === 0x43) return void r.take(4);
-  if (op === 0x44) return void r.take(8);
-  if (op >= 0x45 && op <= 0xc4) return;
-  if (op === 0xd0) return void r.byte();
-  if (op === 0xfc) return skipMisc(r, r.u32());
-  if (op === 0xfd) return skipSimd(r, r.u32());
-  if (op === 0xfe) return skipAtomic(r, r.u32());
-  throw new Error(`unknown opcode 0x${op.toString(16)} at byte ${r.at - 1}`);
-}
-
-function skipMisc(r: Reader, sub: number): void {
-  if (sub <= 7) return;
-  const immediates: Record<number, number> = { 8: 2, 9: 1, 10: 2, 11: 1, 12: 2, 13: 1, 14: 2, 15: 1, 16: 1, 17: 1 };
-  const n = immediates[sub];
-  if (n === undefined) throw new Error(`unknown 0xfc instruction ${sub}`);
-  for (let i = 0; i < n; i++) r.skipLeb();
-}
-
-function skipSimd(r: Reader, sub: number): void {
-  const memarg = () => {
-    r.skipLeb();
-    r.skipLeb();
-  };
-  if (sub <= 11 || sub === 92 || sub === 93) return memarg();
-  if (sub === 12 || sub === 13) return void r.take(16);
-  if (sub >= 21 && sub <= 34) return void r.byte();
-  if (sub >= 84 && sub <= 91) {
-    memarg();
-    r.byte();
-  }
-}
-
-function skipAtomic(r: Reader, sub: number): void {
-  if (sub === 0x03) return void r.byte();
-  r.skipLeb();
-  r.skipLeb();
-}
-
 /** `module` metered (see the head of this file); a metered module comes back as it is. */
 export function meterModule(module: Uint8Array): Uint8Array {
   const sections = readSections(module);
-  if (sections.some((s) => customName(s) === MARKER)) return module;
+  const form = meteringForm(sections);
+  assertCurrentForm(form);
+  if (form !== null) return module;
   const { body: importBody, importedGlobals } = withFuelImport(sections.find((s) => s.id === SECTION.import));
   const functionSection = sections.find((s) => s.id === SECTION.function);
   if (!functionSection) return module; // no code, nothing to meter
@@ -490,7 +353,7 @@ export function meterModule(module: Uint8Array): Uint8Array {
     else if (name === "name") put(SECTION.custom, withoutGlobalNames(section));
     else put(section.id, section.body);
   }
-  put(SECTION.custom, new Writer().name(MARKER).byte(1).finish());
+  put(SECTION.custom, new Writer().name(MARKER).byte(FORM).finish());
   return out.finish();
 }
 

@@ -10,24 +10,11 @@
 // emscripten_resize_heap when it needs more than the memory holds. The new minimum is that top
 // (or the data's end, if higher) rounded up to a page, plus one page.
 
-import { readSections, Reader, Writer, type Section } from "./wasm-fuel.ts";
+import { readSections, Reader, Writer, type Section } from "./wasm-binary.ts";
 
 const PAGE = 65_536;
 const SECTION = { global: 6, memory: 5, data: 11 } as const;
 const I32_CONST = 0x41;
-
-/** A signed LEB128 read as an i32.const immediate. */
-function s32(r: Reader): number {
-  let result = 0;
-  let shift = 0;
-  let byte: number;
-  do {
-    byte = r.byte();
-    result |= (byte & 0x7f) << shift;
-    shift += 7;
-  } while (byte & 0x80);
-  return shift < 32 && byte & 0x40 ? result | (-1 << shift) : result;
-}
 
 /** The first global's initial value when it is an i32.const (the stack's top); 0 otherwise. */
 function stackTop(section: Section | undefined): number {
@@ -36,7 +23,7 @@ function stackTop(section: Section | undefined): number {
   if (r.u32() === 0) return 0;
   r.byte(); // type
   r.byte(); // mutability
-  return r.byte() === I32_CONST ? s32(r) : 0;
+  return r.byte() === I32_CONST ? r.s32() : 0;
 }
 
 /** Where the active data segments with constant offsets end. */
@@ -50,7 +37,7 @@ function dataEnd(section: Section | undefined): number {
     if (flags === 0 || flags === 2) {
       if (flags === 2) r.u32();
       if (r.byte() !== I32_CONST) throw new Error("a data segment's offset is not a constant");
-      offset = s32(r);
+      offset = r.s32();
       if (r.byte() !== 0x0b) throw new Error("a data segment's offset is not one constant");
     }
     const length = r.u32();

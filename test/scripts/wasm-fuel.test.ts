@@ -5,36 +5,9 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CHUNK, isMetered, meterModule, unmeteredCopy } from "../../scripts/wasm-fuel.ts";
+import { leb, name, section, vec, WebAssembly, type WasmGlobal, type WasmImports } from "./wasm-module-kit.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
-
-// The slice of the WebAssembly API used here (the Node type check has no DOM lib to declare it).
-interface WasmGlobal {
-  value: unknown;
-}
-type WasmImports = Record<string, Record<string, unknown>>;
-interface WasmApi {
-  Module: { new (bytes: Uint8Array): object; imports(module: object): { module: string; name: string; kind: string }[] };
-  Instance: new (module: object, imports: WasmImports) => { exports: Record<string, unknown> };
-  Global: new (descriptor: { value: string; mutable: boolean }, value: unknown) => WasmGlobal;
-  RuntimeError: new () => Error;
-  validate(bytes: Uint8Array): boolean;
-}
-const WebAssembly = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
-
-function leb(value: number): number[] {
-  const out: number[] = [];
-  let v = value;
-  do {
-    const b = v & 0x7f;
-    v >>>= 7;
-    out.push(v ? b | 0x80 : b);
-  } while (v);
-  return out;
-}
-const vec = (items: number[][]) => [...leb(items.length), ...items.flat()];
-const section = (id: number, body: number[]) => [id, ...leb(body.length), ...body];
-const name = (text: string) => [...leb(text.length), ...new TextEncoder().encode(text)];
 
 /**
  * (import "env" "base" (global i32))          ;; global 0, imported
