@@ -4,7 +4,8 @@
 // coefficients, a run of bytes), and a draw in them costs a decrement and a branch on every turn.
 //
 // A loop is counted when, as the compiler lays out a C `for` loop (rotated: the test at the end):
-//   - its only way back is a `br_if 0` as its last instruction, whose condition compares a
+//   - its only way back is a `br_if 0` as its last instruction (or just before a last `br` out
+//     of the loop, which leaves it as the end would), whose condition compares a
 //     counter local with a bound (a local the loop never writes, or a constant) using
 //     `!=`, `<`, `<=`, `>` or `>=` (signed or unsigned), or is the counter itself (`!= 0`);
 //   - the counter's one write in the loop is `counter = counter + step` (or `- step`, a
@@ -92,6 +93,8 @@ export interface CountedLoop {
   bound: { local: number } | { value: number };
   compare: Comparison;
   signed: boolean;
+  /** The test reads the counter before the turn's step (a test saved in a local, the step after it). */
+  testedBeforeStep: boolean;
 }
 
 type Operand = { kind: "get"; local: number; first: number } | { kind: "const"; value: number; first: number } | { kind: "step"; local: number; step: number; first: number };
@@ -119,47 +122,63 @@ function operandAt(code: Instruction[], i: number): Operand | null {
 /** The loop opened at `start` and closed at `end` as a CountedLoop, or null when it is not one. */
 export function countedLoop(code: Instruction[], start: number, end: number): CountedLoop | null {
   if (code[start]!.index !== EMPTY_BLOCK || end - start < 3) return null;
-  const last = code[end - 1]!;
-  if (last.op !== OP.brIf || last.index !== 0) return null;
+  // The way back: a `br_if 0` last, or just before a last `br` out of the loop (the compiler's
+  // way to go on where the code goes on, which is then where the loop ends).
+  const leaves = ({ op, index }: Instruction) => op === OP.br && index > 0;
+  const back = leaves(code[end - 1]!) ? end - 2 : end - 1;
+  if (code[back]!.op !== OP.brIf || code[back]!.index !== 0) return null;
 
-  // The condition: `counter ± step` teed (the counter itself, != 0), or two operands compared.
-  let left: Operand | null;
-  let right: Operand | null;
-  let comparison: { compare: Comparison; signed: boolean };
-  const tail = operandAt(code, end - 2);
-  if (tail?.kind === "step") {
-    [left, right, comparison] = [tail, { kind: "const", value: 0, first: tail.first }, { compare: "ne", signed: false }];
-  } else {
-    const compared = COMPARISONS[code[end - 2]!.op];
-    right = operandAt(code, end - 3);
-    left = right && operandAt(code, right.first - 1);
-    if (!compared || !left || !right || left.first <= start) return null;
-    comparison = compared;
-  }
-
-  // Writes, exits and early turns anywhere in the loop.
+  // Writes, exits and early turns anywhere in the loop (a write inside a block, an `if` or an
+  // inner loop is at -1: it may happen on some turns only, or several times).
   const writes = new Map<number, number[]>();
   let depth = 0;
-  for (let i = start + 1; i < end - 1; i++) {
+  for (let i = start + 1; i < back; i++) {
     const { op, index, labels } = code[i]!;
     if (opensBlock(op)) depth++;
     else if (op === OP.end) depth--;
     else if ((op === OP.br || op === OP.brIf) && index >= depth) return null;
     else if (op === OP.brTable && labels!.some((label) => label >= depth)) return null;
     else if (op === OP.return || op === OP.returnCall || op === OP.returnCallIndirect || op === OP.delegate || op === OP.brOnNull || op === OP.brOnNonNull) return null;
-    else if (op === OP.localSet || op === OP.localTee) {
-      if (depth > 0) writes.set(index, [...(writes.get(index) ?? []), -1]);
-      else writes.set(index, [...(writes.get(index) ?? []), i]);
-    }
+    else if (op === OP.localSet || op === OP.localTee) writes.set(index, [...(writes.get(index) ?? []), depth > 0 ? -1 : i]);
+  }
+  const writtenOnceAt = (local: number) => {
+    const at = writes.get(local);
+    return at?.length === 1 && at[0] !== -1 ? at[0]! : null;
+  };
+
+  // The condition: `counter ± step` teed (the counter itself, != 0), or two operands compared,
+  // there or earlier in the turn into a local the br_if reads (`saved`).
+  let tested = back - 1;
+  let saved = false;
+  const read = code[tested]!;
+  if (read.op === OP.localGet) {
+    const at = writtenOnceAt(read.index);
+    if (at === null || code[at]!.op !== OP.localSet) return null;
+    [tested, saved] = [at - 1, true];
+  }
+  let left: Operand | null;
+  let right: Operand | null;
+  let comparison: { compare: Comparison; signed: boolean };
+  const tail = saved ? null : operandAt(code, tested);
+  if (tail?.kind === "step" && tail.first > start) {
+    [left, right, comparison] = [tail, { kind: "const", value: 0, first: tail.first }, { compare: "ne", signed: false }];
+  } else {
+    const compared = COMPARISONS[code[tested]!.op];
+    right = operandAt(code, tested - 1);
+    left = right && operandAt(code, right.first - 1);
+    if (!compared || !left || !right || left.first <= start) return null;
+    comparison = compared;
   }
 
-  // Which operand is the counter: the one written once, by a step at the loop's level.
+  // Which operand is the counter: the one written once, by a step at the loop's level; before
+  // the test reads it, or (a saved test) after: then the test sees the counter before its step.
   const counterOf = (operand: Operand) => {
     if (operand.kind === "const") return null;
-    const at = writes.get(operand.local);
-    if (!at || at.length !== 1 || at[0] === -1) return null;
-    const step = stepAt(code, at[0]!);
-    return step && (operand.kind === "step" ? at[0] === operand.first + 3 : at[0]! < operand.first) ? step : null;
+    const at = writtenOnceAt(operand.local);
+    const step = at === null ? null : stepAt(code, at);
+    if (!step) return null;
+    if (operand.kind === "step" ? at === operand.first + 3 : at! < operand.first) return { ...step, before: false };
+    return saved && at! > tested ? { ...step, before: true } : null;
   };
   const boundOf = (operand: Operand, counter: number): CountedLoop["bound"] | null => {
     if (operand.kind === "const") return { value: operand.value };
@@ -175,7 +194,7 @@ export function countedLoop(code: Instruction[], start: number, end: number): Co
     const upward = compare === "lt" || compare === "le";
     const downward = compare === "gt" || compare === "ge";
     if ((upward && step.step < 0) || (downward && step.step > 0)) return null; // runs until it wraps
-    return { counter: step.local, step: step.step, bound, compare, signed: comparison.signed };
+    return { counter: step.local, step: step.step, bound, compare, signed: comparison.signed, testedBeforeStep: step.before };
   }
   return null;
 }
@@ -190,25 +209,37 @@ export function chargeCode(loop: CountedLoop, fuel: number, turns: number): Uint
   const { signed } = loop;
   const extend = signed ? 0xac : 0xad; // i64.extend_i32_s / _u
   const i64 = (value: bigint) => w.byte(OP.i64Const).s64(value);
-  const start = () => w.byte(OP.localGet).u32(loop.counter).byte(extend);
+  // Where the counter starts, as the test sees it: one step back when the test comes before the step.
+  const start = () => {
+    w.byte(OP.localGet).u32(loop.counter).byte(extend);
+    if (loop.testedBeforeStep) i64(BigInt(loop.step)), w.byte(0x7d); // i64.sub
+  };
+  const start32 = () => {
+    w.byte(OP.localGet).u32(loop.counter);
+    if (loop.testedBeforeStep) w.byte(OP.i32Const).s32(loop.step).byte(OP.i32Sub);
+  };
   const i32Bound = () => ("local" in loop.bound ? w.byte(OP.localGet).u32(loop.bound.local) : w.byte(OP.i32Const).s32(loop.bound.value));
   const bound = () => ("local" in loop.bound ? (w.byte(OP.localGet).u32(loop.bound.local), w.byte(extend)) : i64(signed ? BigInt(loop.bound.value) : BigInt(loop.bound.value >>> 0)));
   const size = BigInt(Math.abs(loop.step));
   const setTurns = () => w.byte(OP.localSet).u32(turns);
   const getTurns = () => w.byte(OP.localGet).u32(turns);
+  // By the step's size: a shift and a mask when it is a power of two (most steps), else i64.div_u and i64.rem_u.
+  const shift = (size & (size - 1n)) === 0n ? BigInt(size.toString(2).length - 1) : null;
+  const divide = () => (shift === null ? (i64(size), w.byte(0x80)) : (i64(shift), w.byte(0x88))); // i64.shr_u
+  const remainder = () => (shift === null ? (i64(size), w.byte(0x82)) : (i64(size - 1n), w.byte(0x83))); // i64.and
 
   w.byte(OP.globalGet).u32(fuel);
   if (loop.compare === "ne") {
     // Turns until counter + k*step == bound (mod 2^32): the distance over the step, when the step divides it.
-    if (loop.step > 0) i32Bound(), w.byte(OP.localGet).u32(loop.counter);
-    else w.byte(OP.localGet).u32(loop.counter), i32Bound();
+    if (loop.step > 0) i32Bound(), start32();
+    else start32(), i32Bound();
     w.byte(OP.i32Sub).byte(0xad); // i64.extend_i32_u
     setTurns();
     getTurns();
-    if (size > 1n) i64(size), w.byte(0x80); // i64.div_u
+    if (size > 1n) divide();
     i64(BIG);
     getTurns(), w.byte(0x50), w.byte(0x45); // distance != 0: i64.eqz, i32.eqz
-    if (size > 1n) getTurns(), i64(size), w.byte(0x82), w.byte(0x50), w.byte(0x71); // i64.rem_u, eqz, i32.and
+    if (size > 1n) getTurns(), remainder(), w.byte(0x50), w.byte(0x71); // the remainder is 0: i64.eqz, i32.and
   } else {
     // Turns until the counter passes the limit (the bound, or one past it for <= and >=), at least one.
     const upward = loop.compare === "lt" || loop.compare === "le";
@@ -219,7 +250,7 @@ export function chargeCode(loop: CountedLoop, fuel: number, turns: number): Uint
     };
     const distance = () => (upward ? (limit(), start()) : (start(), limit()));
     distance(), w.byte(0x7d); // i64.sub
-    if (size > 1n) i64(size - 1n), w.byte(0x7c), i64(size), w.byte(0x80); // rounded up: + (size-1), i64.div_u
+    if (size > 1n) i64(size - 1n), w.byte(0x7c), divide(); // rounded up: + (size - 1), divided
     i64(1n);
     distance(), w.byte(0x55); // the limit not reached yet: i64.gt_s
     w.byte(0x1b); // select
@@ -236,8 +267,8 @@ export function chargeCode(loop: CountedLoop, fuel: number, turns: number): Uint
   }
   w.byte(0x1b); // select: the turns, or BIG
   w.byte(0x7d); // i64.sub
-  w.byte(OP.globalSet).u32(fuel);
-  w.byte(OP.globalGet).u32(fuel).byte(OP.i64Const).byte(0).byte(0x53); // i64.lt_s
+  w.byte(OP.localTee).u32(turns).byte(OP.globalSet).u32(fuel); // the fuel left, kept in `turns` to test it
+  getTurns(), i64(0n), w.byte(0x53); // i64.lt_s
   w.byte(OP.if).byte(EMPTY_BLOCK).byte(0x00).byte(OP.end); // unreachable
   return w.finish();
 }

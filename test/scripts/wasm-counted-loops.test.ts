@@ -10,7 +10,7 @@ import { leb, section, sleb, vec, WebAssembly, type WasmGlobal } from "./wasm-mo
 
 const OP = { ne: 0x47, lt_s: 0x48, lt_u: 0x49, gt_s: 0x4a, gt_u: 0x4b, le_s: 0x4c, le_u: 0x4d, ge_s: 0x4e, ge_u: 0x4f } as const;
 type Compare = keyof typeof OP;
-const [START, BOUND, COUNTER, TURNS] = [0, 1, 2, 3]; // params, then locals
+const [START, BOUND, COUNTER, TURNS, SAVED] = [0, 1, 2, 3, 4]; // params, then locals
 
 /** counter += step, as `local.get; i32.const; i32.add (or i32.sub of -step)` and a tee or set. */
 const stepCounter = (step: number, write: "tee" | "set", sub = false) => [0x20, COUNTER, 0x41, ...sleb(sub ? -step : step), sub ? 0x6b : 0x6a, write === "tee" ? 0x22 : 0x21, COUNTER];
@@ -23,30 +23,34 @@ const TAILS = {
   "stepped by i32.sub": (step: number, compare: Compare) => [...stepCounter(step, "tee", true), 0x20, BOUND, OP[compare]],
   "constant bound": (step: number, compare: Compare) => [...stepCounter(step, "tee"), 0x41, ...sleb(100), OP[compare]],
   "counter itself (!= 0)": (step: number) => stepCounter(step, "tee"),
+  "test saved, then stepped": (step: number, compare: Compare) => [0x20, COUNTER, 0x20, BOUND, OP[compare], 0x21, SAVED, ...stepCounter(step, "set"), 0x20, SAVED],
+  "stepped, test saved": (step: number, compare: Compare) => [...stepCounter(step, "set"), 0x20, COUNTER, 0x20, BOUND, OP[compare], 0x21, SAVED, 0x20, SAVED],
 };
 type Tail = keyof typeof TAILS;
 
 /**
- * (func (export "run") (param $start i32) (param $bound i32) (result i32) (local $counter i32) (local $turns i32)
+ * (func (export "run") (param $start i32) (param $bound i32) (result i32)
+ *       (local $counter i32) (local $turns i32) (local $saved i32)
  *   counter = start
  *   [block] loop
  *     turns += 1
  *     [early: if (turns >= bound) br 1 (out of the loop)]
- *     <tail> br_if 0
+ *     <tail> br_if 0 [br 1]
  *   end [end]
  *   turns)
  */
-function loopModule(tail: number[], early = false): Uint8Array {
+function loopModule(tail: number[], early = false, leave: "end" | "br" = "end"): Uint8Array {
   const body = [
-    ...vec([[2, 0x7f]]),
+    ...vec([[3, 0x7f]]),
     0x20, START, 0x21, COUNTER,
-    ...(early ? [0x02, 0x40] : []),
+    ...(early || leave === "br" ? [0x02, 0x40] : []),
     0x03, 0x40,
     0x20, TURNS, 0x41, 1, 0x6a, 0x21, TURNS,
     ...(early ? [0x20, TURNS, 0x20, BOUND, 0x4f, 0x0d, 1] : []),
     ...tail, 0x0d, 0,
+    ...(leave === "br" ? [0x0c, 1] : []),
     0x0b,
-    ...(early ? [0x0b] : []),
+    ...(early || leave === "br" ? [0x0b] : []),
     0x20, TURNS, 0x0b,
   ];
   return Uint8Array.from([
@@ -74,8 +78,13 @@ function simulate(tail: Tail, step: number, compare: Compare, start: number, bou
   };
   let counter = start | 0;
   for (let turns = 1; turns <= 1_000_000; turns++) {
+    const before = counter;
     counter = (counter + step) | 0;
-    const goesOn = tail === "counter itself (!= 0)" ? counter !== 0 : tail === "bound first" ? holds[compare](bound | 0, counter) : holds[compare](counter, tail === "constant bound" ? 100 : bound | 0);
+    const goesOn =
+      tail === "test saved, then stepped" ? holds[compare](before, bound | 0)
+      : tail === "counter itself (!= 0)" ? counter !== 0
+      : tail === "bound first" ? holds[compare](bound | 0, counter)
+      : holds[compare](counter, tail === "constant bound" ? 100 : bound | 0);
     if (!goesOn) return turns;
   }
   return "runs away";
@@ -114,6 +123,15 @@ const CASES: [Tail, number, Compare, number, number][] = [
   ["counter itself (!= 0)", -1, "ne", 0, 0], // from 0: round the whole 2^32
   ["counter itself (!= 0)", -4, "ne", 64, 0],
   ["counter itself (!= 0)", 1, "ne", -9, 0],
+  ["test saved, then stepped", 3, "lt_u", 0, 9],
+  ["test saved, then stepped", 1, "ne", 5, 5], // the first test fails
+  ["test saved, then stepped", 1, "ne", 0, 500],
+  ["test saved, then stepped", -1, "gt_s", 10, 0],
+  ["test saved, then stepped", 1, "lt_u", -1, 5], // 0xFFFFFFFF < 5 fails at once
+  ["test saved, then stepped", 1, "le_u", 0, -1], // <= 0xFFFFFFFF always holds
+  ["test saved, then stepped", 4, "ne", 0, 4002],
+  ["stepped, test saved", 2, "le_s", 0, 10],
+  ["stepped, test saved", -3, "ge_u", 30, 3],
 ];
 
 describe("wasm-fuel: counted loops are charged their turns before they start", () => {
@@ -136,6 +154,13 @@ describe("wasm-fuel: counted loops are charged their turns before they start", (
       }
     });
   }
+
+  it("a loop whose br_if 0 is followed by a br out of it is counted too", () => {
+    const metered = meterModule(loopModule(TAILS["counter stepped in the comparison"](1, "lt_u"), false, "br"));
+    const loop = run(metered, 10_000n, 0, 300);
+    expect(loop.turns()).toBe(300);
+    expect(10_000n - loop.fuel.value).toBe(300n);
+  });
 
   it("charges BIG, which no budget holds, for a loop that would wrap round or never end", () => {
     const loop = run(meterModule(loopModule(TAILS["counter stepped in the comparison"](4, "ne"))), 2n ** 39n, 0, 4002);
