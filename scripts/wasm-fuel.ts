@@ -119,7 +119,7 @@ function skipLimits(r: Reader): void {
 }
 
 /** The index of a metered module's fuel global (its imported globals come first, in order). */
-function fuelGlobalIndex(section: Section): number {
+export function fuelGlobalIndex(section: Section): number {
   const r = new Reader(section.body);
   let globals = 0;
   for (let i = r.u32(); i > 0; i--) {
@@ -277,7 +277,7 @@ function meterBody(r: Reader, params: number, { fuel, global }: Metering, strip 
  * allowance = CHUNK } allowance -= 1. Inline, not a call: a loop with a call in it is not
  * unrolled by V8.
  */
-function drawCode(fuel: number, allowance: number): Uint8Array {
+export function drawCode(fuel: number, allowance: number): Uint8Array {
   return new Writer()
     .byte(0x20).u32(allowance).byte(0x45).byte(0x04).byte(0x40)
     .byte(0x23).u32(fuel).byte(0x42).s32(CHUNK).byte(0x7d).byte(0x24).u32(fuel)

@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { BIG } from "../../scripts/wasm-counted-loops.ts";
 import { CHUNK, meterModule, unmeteredCopy } from "../../scripts/wasm-fuel.ts";
+import { TURNS_EXPORT, withLoopCounters } from "../../scripts/wasm-loop-turns.ts";
 import { leb, section, sleb, vec, WebAssembly, type WasmGlobal } from "./wasm-module-kit.ts";
 
 const OP = { ne: 0x47, lt_s: 0x48, lt_u: 0x49, gt_s: 0x4a, gt_u: 0x4b, le_s: 0x4c, le_u: 0x4d, ge_s: 0x4e, ge_u: 0x4f } as const;
@@ -184,4 +185,17 @@ describe("wasm-fuel: counted loops are charged their turns before they start", (
     expect(early.turns()).toBe(300);
     expect(10_000n - early.fuel.value).toBe(BigInt(Math.ceil(300 / CHUNK) * CHUNK));
   });
+});
+
+describe("wasm-loop-turns: a turn counter on each loop of a metered module (npm run bench:loops)", () => {
+  for (const early of [false, true]) {
+    it(`counts a ${early ? "drawing" : "counted"} loop's turns and says which it is`, () => {
+      const { module, loops } = withLoopCounters(meterModule(loopModule(TAILS["counter stepped in the comparison"](1, "lt_u"), early)));
+      expect(loops).toEqual([{ func: 0, loop: 0, draws: early }]);
+      const global = new WebAssembly.Global({ value: "i64", mutable: true }, 1_000_000n);
+      const instance = new WebAssembly.Instance(new WebAssembly.Module(module), { pixelgate: { fuel: global } });
+      expect((instance.exports.run as (a: number, b: number) => number)(0, 300)).toBe(300);
+      expect((instance.exports[`${TURNS_EXPORT}0`] as WasmGlobal).value).toBe(300n);
+    });
+  }
 });
