@@ -1,6 +1,7 @@
 // Reading and writing WebAssembly binaries: the LEB128 reader and writer, the sections, and the
 // immediates of every instruction the codec modules use (MVP, bulk memory, SIMD, threads, tail
-// calls, exceptions), for scripts/wasm-fuel.ts and scripts/wasm-memory.ts.
+// calls, exceptions), an import section's entries and a code section's function bodies, for
+// scripts/wasm-fuel.ts, wasm-loop-turns.ts and wasm-memory.ts.
 
 export class Reader {
   at = 0;
@@ -143,6 +144,56 @@ export function readSections(module: Uint8Array): Section[] {
     sections.push({ id, body: r.take(r.u32()) });
   }
   return sections;
+}
+
+/** An import: its names, its kind (0 function, 1 table, 2 memory, 3 global, 4 tag), and its bytes. */
+export interface ImportEntry {
+  module: string;
+  name: string;
+  kind: number;
+  bytes: Uint8Array;
+}
+
+/** The entries of an import section. */
+export function readImports(body: Uint8Array): ImportEntry[] {
+  const r = new Reader(body);
+  const limits = () => {
+    const flags = r.byte();
+    r.u32();
+    if (flags & 1) r.u32();
+  };
+  return Array.from({ length: r.u32() }, () => {
+    const start = r.at;
+    const module = r.name();
+    const name = r.name();
+    const kind = r.byte();
+    if (kind === 0) r.u32();
+    else if (kind === 1) r.byte(), limits();
+    else if (kind === 2) limits();
+    else if (kind === 3) r.byte(), r.byte();
+    else if (kind === 4) r.byte(), r.u32();
+    else throw new Error(`unknown import kind ${kind}`);
+    return { module, name, kind, bytes: body.subarray(start, r.at) };
+  });
+}
+
+/**
+ * A code section with each function body rewritten: `rewrite` is given a reader on the body
+ * (its locals first, ending where the body ends) and the function's place in the section, and
+ * returns the new body; the sizes are written anew.
+ */
+export function mapFunctionBodies(code: Uint8Array, rewrite: (body: Reader, index: number) => Writer): Uint8Array {
+  const r = new Reader(code);
+  const count = r.u32();
+  const out = new Writer().u32(count);
+  for (let i = 0; i < count; i++) {
+    const end = r.u32() + r.at;
+    const body = new Reader(r.bytes.subarray(0, end));
+    body.at = r.at;
+    out.bytes(rewrite(body, i).sized());
+    r.at = end;
+  }
+  return out.finish();
 }
 
 /** Skips the immediates of the instruction `op` (its opcode byte already read). */

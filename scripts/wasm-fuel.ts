@@ -35,7 +35,7 @@
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { Reader, readSections, Writer, type Section } from "./wasm-binary.ts";
+import { mapFunctionBodies, Reader, readImports, readSections, Writer, type Section } from "./wasm-binary.ts";
 import { chargeCode, countedLoop, matchingEnds, readInstructions } from "./wasm-counted-loops.ts";
 
 export const FUEL_MODULE = "pixelgate";
@@ -79,69 +79,19 @@ function assertCurrentForm(form: number | null): void {
 
 /** The import section with the fuel global appended; how many globals were imported before it. */
 function withFuelImport(section: Section | undefined): { body: Uint8Array; importedGlobals: number } {
-  const out = new Writer();
-  let count = 0;
-  let importedGlobals = 0;
-  const entries = new Writer();
-  if (section) {
-    const r = new Reader(section.body);
-    count = r.u32();
-    for (let i = 0; i < count; i++) {
-      const start = r.at;
-      r.name();
-      r.name();
-      const kind = r.byte();
-      if (kind === EXTERNAL.func || kind === EXTERNAL.tag) {
-        if (kind === EXTERNAL.tag) r.byte();
-        r.u32();
-      } else if (kind === EXTERNAL.table) {
-        r.byte();
-        skipLimits(r);
-      } else if (kind === EXTERNAL.memory) {
-        skipLimits(r);
-      } else if (kind === EXTERNAL.global) {
-        r.byte();
-        r.byte();
-        importedGlobals++;
-      } else throw new Error(`unknown import kind ${kind}`);
-      entries.bytes(section.body.subarray(start, r.at));
-    }
-  }
-  entries.name(FUEL_MODULE).name(FUEL_NAME).byte(EXTERNAL.global).byte(I64).byte(MUTABLE);
-  out.u32(count + 1).bytes(entries.finish());
-  return { body: out.finish(), importedGlobals };
-}
-
-function skipLimits(r: Reader): void {
-  const flags = r.byte();
-  r.u32();
-  if (flags & 1) r.u32();
+  const entries = section ? readImports(section.body) : [];
+  const out = new Writer().u32(entries.length + 1);
+  for (const entry of entries) out.bytes(entry.bytes);
+  out.name(FUEL_MODULE).name(FUEL_NAME).byte(EXTERNAL.global).byte(I64).byte(MUTABLE);
+  return { body: out.finish(), importedGlobals: entries.filter((entry) => entry.kind === EXTERNAL.global).length };
 }
 
 /** The index of a metered module's fuel global (its imported globals come first, in order). */
 export function fuelGlobalIndex(section: Section): number {
-  const r = new Reader(section.body);
-  let globals = 0;
-  for (let i = r.u32(); i > 0; i--) {
-    const module = r.name();
-    const name = r.name();
-    const kind = r.byte();
-    if (kind === EXTERNAL.func) r.u32();
-    else if (kind === EXTERNAL.tag) {
-      r.byte();
-      r.u32();
-    } else if (kind === EXTERNAL.table) {
-      r.byte();
-      skipLimits(r);
-    } else if (kind === EXTERNAL.memory) skipLimits(r);
-    else {
-      r.byte();
-      r.byte();
-      if (module === FUEL_MODULE && name === FUEL_NAME) return globals;
-      globals++;
-    }
-  }
-  throw new Error("not a metered module: no fuel import");
+  const globals = readImports(section.body).filter((entry) => entry.kind === EXTERNAL.global);
+  const index = globals.findIndex((entry) => entry.module === FUEL_MODULE && entry.name === FUEL_NAME);
+  if (index < 0) throw new Error("not a metered module: no fuel import");
+  return index;
 }
 
 /** The export section with global exports renumbered. */
@@ -195,22 +145,6 @@ function functionTypes(section: Section): number[] {
 interface Metering {
   fuel: number;
   global: (index: number) => number;
-}
-
-/** The code section with every loop drawing on its function's allowance, and globals renumbered. */
-function meterCode(section: Section, paramCounts: number[], metering: Metering): Uint8Array {
-  const r = new Reader(section.body);
-  const count = r.u32();
-  const out = new Writer().u32(count);
-  for (let i = 0; i < count; i++) {
-    const size = r.u32();
-    const end = r.at + size;
-    const body = new Reader(r.bytes.subarray(0, end));
-    body.at = r.at;
-    out.bytes(meterBody(body, paramCounts[i]!, metering).sized());
-    r.at = end;
-  }
-  return out.finish();
 }
 
 /**
@@ -304,20 +238,7 @@ export function unmeteredCopy(module: Uint8Array): Uint8Array {
   const out = new Writer().bytes(module.subarray(0, 8));
   for (const section of sections) {
     let body = section.body;
-    if (section.id === SECTION.code) {
-      const code = new Reader(section.body);
-      const count = code.u32();
-      const bodies = new Writer().u32(count);
-      for (let i = 0; i < count; i++) {
-        const size = code.u32();
-        const end = code.at + size;
-        const reader = new Reader(code.bytes.subarray(0, end));
-        reader.at = code.at;
-        bodies.bytes(meterBody(reader, params[types[i]!]!, metering, true).sized());
-        code.at = end;
-      }
-      body = bodies.finish();
-    }
+    if (section.id === SECTION.code) body = mapFunctionBodies(section.body, (reader, i) => meterBody(reader, params[types[i]!]!, metering, true));
     out.byte(section.id).u32(body.length).bytes(body);
   }
   return out.finish();
@@ -349,7 +270,7 @@ export function meterModule(module: Uint8Array): Uint8Array {
       put(SECTION.import, importBody);
       importWritten = true;
     } else if (section.id === SECTION.export) put(section.id, renumberExports(section, metering.global));
-    else if (section.id === SECTION.code) put(section.id, meterCode(section, paramCounts, metering));
+    else if (section.id === SECTION.code) put(section.id, mapFunctionBodies(section.body, (body, i) => meterBody(body, paramCounts[i]!, metering)));
     else if (name === "name") put(SECTION.custom, withoutGlobalNames(section));
     else put(section.id, section.body);
   }

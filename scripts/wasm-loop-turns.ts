@@ -6,7 +6,7 @@
 // moves) and exported as `pixelgate.turns.<n>`; one is added to it on every turn, right after the
 // loop's draw when it has one. Only for measuring: the counters slow the code down.
 
-import { Reader, readSections, Writer } from "./wasm-binary.ts";
+import { mapFunctionBodies, Reader, readImports, readSections, Writer } from "./wasm-binary.ts";
 import { readInstructions } from "./wasm-counted-loops.ts";
 import { drawCode, fuelGlobalIndex } from "./wasm-fuel.ts";
 
@@ -23,71 +23,42 @@ export const TURNS_EXPORT = "pixelgate.turns.";
 const SECTION = { import: 2, global: 6, export: 7, code: 10 } as const;
 const LOOP = 0x03;
 
-/** How many functions and globals `module` imports. */
-function imported(importSection: Uint8Array): { functions: number; globals: number } {
-  const r = new Reader(importSection);
-  let functions = 0;
-  let globals = 0;
-  const limits = () => {
-    const flags = r.byte();
-    r.u32();
-    if (flags & 1) r.u32();
-  };
-  for (let n = r.u32(); n > 0; n--) {
-    r.name();
-    r.name();
-    const kind = r.byte();
-    if (kind === 0) r.u32(), functions++;
-    else if (kind === 1) r.byte(), limits();
-    else if (kind === 2) limits();
-    else if (kind === 3) r.byte(), r.byte(), globals++;
-    else r.byte(), r.u32();
-  }
-  return { functions, globals };
-}
-
 /** `metered` with a turn counter on each loop, and where each counter's loop is. */
 export function withLoopCounters(metered: Uint8Array): { module: Uint8Array; loops: LoopSite[] } {
   const sections = readSections(metered);
   const importSection = sections.find((s) => s.id === SECTION.import)!;
   const fuel = fuelGlobalIndex(importSection);
-  const { functions, globals } = imported(importSection.body);
+  const imports = readImports(importSection.body);
+  const functions = imports.filter((entry) => entry.kind === 0).length;
+  const globals = imports.filter((entry) => entry.kind === 3).length;
   const defined = sections.find((s) => s.id === SECTION.global);
   const first = globals + (defined ? new Reader(defined.body).u32() : 0);
   const loops: LoopSite[] = [];
 
-  const code = (body: Uint8Array) => {
-    const r = new Reader(body);
-    const count = r.u32();
-    const out = new Writer().u32(count);
-    for (let f = 0; f < count; f++) {
-      const end = r.u32() + r.at;
-      const fn = new Reader(r.bytes.subarray(0, end));
-      fn.at = r.at;
-      for (let groups = fn.u32(); groups > 0; groups--) fn.u32(), fn.byte();
-      const written = new Writer().bytes(r.bytes.subarray(r.at, fn.at));
-      let from = fn.at;
-      let ordinal = 0;
-      for (const instruction of readInstructions(fn)) {
-        if (instruction.op !== LOOP) continue;
-        // A draw starts with local.get <allowance>; it is the whole draw when the bytes agree.
-        const after = new Reader(r.bytes.subarray(0, end));
-        after.at = instruction.end;
-        const draw = after.byte() === 0x20 ? drawCode(fuel, after.u32()) : null;
-        const draws = draw !== null && draw.every((b, i) => r.bytes[instruction.end + i] === b);
-        const at = instruction.end + (draws ? draw!.length : 0);
-        const counter = first + loops.length;
-        written.bytes(r.bytes.subarray(from, at)).byte(0x23).u32(counter).byte(0x42).byte(1).byte(0x7c).byte(0x24).u32(counter);
-        from = at;
-        loops.push({ func: functions + f, loop: ordinal++, draws });
-      }
-      out.bytes(written.bytes(r.bytes.subarray(from, end)).sized());
-      r.at = end;
+  const countTurns = (fn: Reader, f: number) => {
+    const { bytes } = fn;
+    const start = fn.at;
+    for (let groups = fn.u32(); groups > 0; groups--) fn.u32(), fn.byte();
+    const written = new Writer().bytes(bytes.subarray(start, fn.at));
+    let from = fn.at;
+    let ordinal = 0;
+    for (const instruction of readInstructions(fn)) {
+      if (instruction.op !== LOOP) continue;
+      // A draw starts with local.get <allowance>; it is the whole draw when the bytes agree.
+      const after = new Reader(bytes);
+      after.at = instruction.end;
+      const draw = after.byte() === 0x20 ? drawCode(fuel, after.u32()) : null;
+      const draws = draw !== null && draw.every((b, i) => bytes[instruction.end + i] === b);
+      const at = instruction.end + (draws ? draw!.length : 0);
+      const counter = first + loops.length;
+      written.bytes(bytes.subarray(from, at)).byte(0x23).u32(counter).byte(0x42).byte(1).byte(0x7c).byte(0x24).u32(counter);
+      from = at;
+      loops.push({ func: functions + f, loop: ordinal++, draws });
     }
-    return out.finish();
+    return written.bytes(bytes.subarray(from));
   };
 
-  const codeBody = code(sections.find((s) => s.id === SECTION.code)!.body);
+  const codeBody = mapFunctionBodies(sections.find((s) => s.id === SECTION.code)!.body, countTurns);
   const out = new Writer().bytes(metered.subarray(0, 8));
   const put = (id: number, body: Uint8Array) => out.byte(id).u32(body.length).bytes(body);
 
